@@ -1,0 +1,206 @@
+//! `passerby check WORLD`: loads and validates a world, prints every diagnostic with its
+//! position, then a summary of what the world holds. Exit status 0 if the world is valid
+//! (warnings allowed), 1 if it has errors.
+
+use crate::GlobalArgs;
+use clap::Args;
+use passerby_mvsim::{LoadOptions, load_world_file};
+use passerby_world::{SensorKind, World};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The world file (MVSim `.world.xml`).
+    #[arg(value_name = "WORLD")]
+    pub world: PathBuf,
+}
+
+/// Load options from the global flags.
+pub fn load_options(global: &GlobalArgs) -> LoadOptions {
+    let mut opts = LoadOptions {
+        seed: global.seed,
+        allow_shell: global.allow_shell,
+        ..LoadOptions::default()
+    };
+    if let Some(dir) = &global.mvsim_data {
+        opts.mvsim_data = dir.clone();
+    }
+    opts
+}
+
+/// Runs the command.
+pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let loaded = load_world_file(&args.world, &load_options(global));
+    for d in &loaded.diagnostics {
+        let is_error = d.severity == passerby_diag::Severity::Error;
+        if is_error || !global.quiet {
+            eprintln!("{}\n", d.render(&loaded.sources));
+        }
+    }
+    let errors = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == passerby_diag::Severity::Error)
+        .count();
+    match loaded.world {
+        Some(world) => {
+            if !global.quiet {
+                print!("{}", summary(&world));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            eprintln!(
+                "{}: {errors} error(s); the world is not valid",
+                args.world.display()
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// A human-readable summary of a world.
+pub fn summary(world: &World) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "world: {}", world.source.display());
+    let dt = world.effective_timestep();
+    let auto = matches!(world.params.simul_timestep, passerby_world::Timestep::Auto);
+    let _ = writeln!(
+        out,
+        "timestep: {} s{}",
+        dt,
+        if auto { " (auto)" } else { "" }
+    );
+    let mut elements: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in &world.elements {
+        *elements.entry(e.element.class_name()).or_default() += 1;
+    }
+    let elements: Vec<String> = elements.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let _ = writeln!(
+        out,
+        "elements: {}",
+        if elements.is_empty() {
+            "none".into()
+        } else {
+            elements.join(", ")
+        }
+    );
+    let _ = writeln!(out, "walls: {}", world.walls.len());
+    let static_blocks = world.blocks.iter().filter(|b| b.is_static).count();
+    let _ = writeln!(
+        out,
+        "blocks: {} ({static_blocks} static)",
+        world.blocks.len()
+    );
+    let _ = writeln!(out, "vehicles: {}", world.vehicles.len());
+    for v in &world.vehicles {
+        let _ = writeln!(
+            out,
+            "  {} (class {}, {}, {} sensors)",
+            v.name,
+            v.class.as_deref().unwrap_or("-"),
+            v.dynamics.class.xml_name(),
+            v.sensors.len()
+        );
+    }
+    let _ = writeln!(out, "actors: {}", world.actors.len());
+    for a in &world.actors {
+        let motion = match (&a.path, &a.behavior) {
+            (Some(path), _) => {
+                let mut length = 0.0;
+                let mut prev = a.common.init_pose;
+                for w in &path.waypoints {
+                    length += ((w.pose.x - prev.x).powi(2) + (w.pose.y - prev.y).powi(2)).sqrt();
+                    prev = w.pose;
+                }
+                if path.looped
+                    && let Some(first) = path.waypoints.first()
+                {
+                    length +=
+                        ((first.pose.x - prev.x).powi(2) + (first.pose.y - prev.y).powi(2)).sqrt();
+                }
+                format!(
+                    "path of {} waypoints, {:.2} m{}",
+                    path.waypoints.len(),
+                    length,
+                    if path.looped { " per loop" } else { "" }
+                )
+            }
+            (None, Some(b)) => format!("behavior {b:?}"),
+            (None, None) => "standing".into(),
+        };
+        let model = a
+            .visuals
+            .first()
+            .map_or("placeholder body".to_owned(), |v| {
+                format!("model {}", v.model_uri)
+            });
+        let _ = writeln!(
+            out,
+            "  {} (class {}): {motion}; clips idle '{}', walk '{}', run '{}'; {model}",
+            a.name,
+            a.class.as_deref().unwrap_or("-"),
+            a.animation_idle,
+            a.animation_walk,
+            a.animation_run
+        );
+    }
+    let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, s) in world.sensors() {
+        *by_class.entry(s.class_name()).or_default() += 1;
+    }
+    let classes: Vec<String> = by_class.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let _ = writeln!(
+        out,
+        "sensors: {}{}",
+        world.sensors().count(),
+        if classes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", classes.join(", "))
+        }
+    );
+    for (parent, s) in world.sensors() {
+        let detail = match &s.kind {
+            SensorKind::Lidar3d(l) => format!(
+                "{} rings x {} columns = {} rays",
+                l.vert_nrays,
+                l.horz_nrays,
+                s.samples_per_frame()
+            ),
+            SensorKind::Laser(l) => format!(
+                "{} rays over {:.1} deg{}",
+                l.nrays,
+                l.fov.to_degrees(),
+                if l.raytrace_3d { ", 3D raytrace" } else { "" }
+            ),
+            SensorKind::Camera(c) => format!("{}x{} px", c.intrinsics.ncols, c.intrinsics.nrows),
+            SensorKind::RgbdCamera(c) => format!(
+                "depth {}x{} px, rgb {}x{} px",
+                c.depth.ncols, c.depth.nrows, c.rgb.ncols, c.rgb.nrows
+            ),
+            SensorKind::Imu(_) | SensorKind::Gnss(_) => "1 sample".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}/{} {}: period {} s ({:.4} Hz), {detail}",
+            parent.unwrap_or("world"),
+            s.name,
+            s.class_name(),
+            s.period,
+            1.0 / s.period
+        );
+    }
+    if let Some(g) = &world.georeference {
+        let _ = writeln!(
+            out,
+            "georeference: lat {} lon {} h {} m",
+            g.latitude_deg, g.longitude_deg, g.height
+        );
+    }
+    out
+}

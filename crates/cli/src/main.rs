@@ -1,0 +1,84 @@
+//! The `passerby` command line: parses arguments, runs one subcommand, maps the outcome to an
+//! exit status (0 success, 1 invalid input, 2 usage or internal failure).
+
+mod commands;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Fast, headless robot-sensor simulation with skeletal-animated people.
+#[derive(Parser, Debug)]
+#[command(name = "passerby", version, about, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every subcommand understands.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Seed of every random draw (`rand()` in world files, sensor noise, …).
+    #[arg(long, global = true, default_value_t = 0)]
+    pub seed: u64,
+    /// MVSim data prefix: what `$(ros2 pkg prefix mvsim)` resolves to [default: the bundled
+    /// definitions and models]
+    #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_MVSIM_DATA")]
+    pub mvsim_data: Option<PathBuf>,
+    /// Cache of remote models (http(s) model URIs) [default: ~/.cache/passerby]
+    #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_ASSET_CACHE")]
+    pub asset_cache: Option<PathBuf>,
+    /// Let `$(cmd)` in world files run shell commands (off: a world must not run programs).
+    #[arg(long, global = true)]
+    pub allow_shell: bool,
+    /// More log output (-v: debug, -vv: trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Less output: errors only.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load and validate a world, and print a summary of what it holds.
+    Check(commands::check::CheckArgs),
+    /// Simulate a world and record its sensors (not available yet).
+    Run(commands::reserved::ReservedArgs),
+    /// Measure ray-casting speed on a world's sensors (not available yet).
+    Bench(commands::reserved::ReservedArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = match (cli.global.quiet, cli.global.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "debug",
+        (false, _) => "trace",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| level.into()),
+        )
+        .with_writer(std::io::stderr)
+        .without_time()
+        .init();
+    let result = match &cli.command {
+        Command::Check(args) => commands::check::run(&cli.global, args),
+        Command::Run(_) => commands::reserved::run(
+            "run",
+            "the simulation loop and MCAP recording (issues #5 and #8)",
+        ),
+        Command::Bench(_) => commands::reserved::run("bench", "the ray caster (issue #4)"),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,668 @@
+//! World-level tags: `<element class="…">`, `<walls>`, `<marker>`, `<joint>`, `<gui>`,
+//! `<lights>`, `<georeference>` and the global scalar parameters (mvsim.md §1.2, §1.4, §1.6).
+
+use crate::loader::Loader;
+use crate::params::Params;
+use crate::values;
+use crate::xml::Element;
+use passerby_world::*;
+
+const ELEMENT_CLASSES: &[&str] = &[
+    "ground_grid",
+    "occupancy_grid",
+    "elevation_map",
+    "horizontal_plane",
+    "vertical_plane",
+    "pointcloud",
+    "skybox",
+    "property_region",
+];
+
+impl Loader<'_> {
+    /// A file parameter resolved against its file, which must exist unless it is a URL.
+    fn p_file(
+        &mut self,
+        p: &mut Params<'_>,
+        name: &str,
+        required: bool,
+        owner: &Element,
+    ) -> Option<String> {
+        let Some((text, span)) = self.p_text(p, name) else {
+            if required {
+                self.diags
+                    .error(owner.span, format!("`<{}>` needs a `<{name}>`", owner.name));
+            }
+            return None;
+        };
+        let resolved = self.resolve_uri(&text, span);
+        if !resolved.contains("://") && !std::path::Path::new(&resolved).is_file() {
+            self.diags.error(
+                span,
+                format!(
+                    "<{name}>: file `{}` not found (looked for `{resolved}`)",
+                    text.trim()
+                ),
+            );
+        }
+        Some(resolved)
+    }
+
+    /// `<element class="…">`.
+    pub fn world_element_tag(&mut self, el: &Element) {
+        let Some((class, span)) = self.required_attr(el, "class") else {
+            return;
+        };
+        let mut p = Params::new(vec![el]);
+        let element = match class.trim() {
+            "ground_grid" => WorldElement::GroundGrid(GroundGrid {
+                floating_focus: self.p_string(&mut p, "floating_focus", ""),
+                floating: self.p_bool(&mut p, "floating", true),
+                color: self.p_color(&mut p, "color", Color::rgb(0xe0, 0xe0, 0xe0)),
+                line_width: self.p_positive(&mut p, "line_width", 1.0),
+                extent: self.extent(&mut p, 25.0),
+                interval: self.p_positive(&mut p, "interval", 5.0),
+            }),
+            "occupancy_grid" => {
+                let Some(file) = self.p_file(&mut p, "file", true, el) else {
+                    return;
+                };
+                let cx = self.p_f64(&mut p, "centerpixel_x", -1.0);
+                let cy = self.p_f64(&mut p, "centerpixel_y", -1.0);
+                WorldElement::OccupancyGrid(OccupancyGrid {
+                    file,
+                    resolution: self.p_positive(&mut p, "resolution", 0.10),
+                    center_pixel: [(cx >= 0.0).then_some(cx), (cy >= 0.0).then_some(cy)],
+                    show_collisions: self.p_bool(&mut p, "show_collisions", true),
+                    restitution: self.p_non_negative(&mut p, "restitution", 0.01),
+                    lateral_friction: self.p_non_negative(&mut p, "lateral_friction", 0.5),
+                })
+            }
+            "elevation_map" => match self.elevation_map(&mut p, el) {
+                Some(e) => WorldElement::ElevationMap(e),
+                None => return,
+            },
+            "horizontal_plane" => WorldElement::HorizontalPlane(HorizontalPlane {
+                extent: self.extent(&mut p, 10.0),
+                z: self.p_f64(&mut p, "z", 0.0),
+                color: self.p_color(&mut p, "color", Color::rgb(0xa0, 0xa0, 0xa0)),
+                enable_shadows: self.p_bool(&mut p, "enable_shadows", true),
+                cull_face: self.cull_face(&mut p, "cull_face"),
+                texture: self
+                    .p_text(&mut p, "texture")
+                    .map(|(t, s)| self.resolve_uri(&t, s))
+                    .unwrap_or_default(),
+                texture_size: [
+                    self.p_positive(&mut p, "texture_size_x", 1.0),
+                    self.p_positive(&mut p, "texture_size_y", 1.0),
+                ],
+            }),
+            "vertical_plane" => WorldElement::VerticalPlane(self.vertical_plane(&mut p)),
+            "pointcloud" => {
+                let file2 = self.p_file(&mut p, "file_txt_2d", false, el);
+                let file3 = self.p_file(&mut p, "file_txt_3d", false, el);
+                let (file, is_3d) = match (file2, file3) {
+                    (_, Some(f)) => (f, true),
+                    (Some(f), None) => (f, false),
+                    (None, None) => {
+                        self.diags.error(
+                            el.span,
+                            "`pointcloud` needs `<file_txt_2d>` or `<file_txt_3d>`",
+                        );
+                        return;
+                    }
+                };
+                let pose = match self.p_text(&mut p, "pose_3d") {
+                    Some((t, s)) => self.pose_text(&t, s, "<pose_3d>", true).unwrap_or_default(),
+                    None => Pose3::default(),
+                };
+                WorldElement::PointCloud(PointCloud {
+                    file,
+                    is_3d,
+                    points_size: self.p_positive(&mut p, "points_size", 3.0),
+                    pose,
+                })
+            }
+            "skybox" => {
+                let Some((textures, s)) = self.p_text(&mut p, "textures") else {
+                    self.diags
+                        .error(el.span, "`skybox` needs `<textures>` (a pattern with `%s`)");
+                    return;
+                };
+                if !textures.contains("%s") {
+                    self.diags.error(s, "<textures> must contain `%s` (replaced by Up, Right, Left, Front, Down, Back)");
+                }
+                WorldElement::Skybox(Skybox {
+                    textures: self.resolve_uri(&textures, s),
+                })
+            }
+            "property_region" => match self.property_region(&mut p, el) {
+                Some(r) => WorldElement::PropertyRegion(r),
+                None => return,
+            },
+            other => {
+                let hint = crate::loader::closest(other, ELEMENT_CLASSES)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
+                self.diags.error(
+                    span,
+                    format!(
+                        "unknown element class `{other}`: expected one of {}{hint}",
+                        ELEMENT_CLASSES.join(", ")
+                    ),
+                );
+                return;
+            }
+        };
+        let label = self.p_text(&mut p, "label").map(|(t, _)| t.trim().to_owned()).filter(|t| !t.is_empty());
+        self.finish_params(p, &format!("a `{}` element", element.class_name()));
+        self.world.elements.push(LabeledElement { element, label });
+    }
+
+    fn extent(&mut self, p: &mut Params<'_>, half: f64) -> [f64; 4] {
+        let e = [
+            self.p_f64(p, "x_min", -half),
+            self.p_f64(p, "x_max", half),
+            self.p_f64(p, "y_min", -half),
+            self.p_f64(p, "y_max", half),
+        ];
+        if (e[0] >= e[1] || e[2] >= e[3])
+            && let Some(el) = ["x_min", "x_max", "y_min", "y_max"]
+                .iter()
+                .find_map(|t| p.find(t))
+        {
+            self.diags.error(
+                el.span,
+                format!("empty extent: x {}..{}, y {}..{}", e[0], e[1], e[2], e[3]),
+            );
+        }
+        e
+    }
+
+    fn elevation_map(&mut self, p: &mut Params<'_>, el: &Element) -> Option<ElevationMap> {
+        let image = self.p_file(p, "elevation_image", false, el);
+        let matrix = self.p_text(p, "elevation_data_matrix");
+        let dem = self.p_file(p, "dem_xyzrgb_file", false, el);
+        let source = if let Some(file) = image {
+            ElevationSource::Image {
+                file,
+                min_z: self.p_f64(p, "elevation_image_min_z", 0.0),
+                max_z: self.p_f64(p, "elevation_image_max_z", 5.0),
+            }
+        } else if let Some((text, span)) = matrix {
+            let scale = self.p_f64(p, "elevation_data_matrix_scale", 1.0);
+            match values::matrix(&text) {
+                Ok((rows, cols, data)) => ElevationSource::Matrix {
+                    rows,
+                    cols,
+                    heights: data.into_iter().map(|h| h * scale).collect(),
+                },
+                Err(e) => {
+                    self.diags
+                        .error(span, format!("<elevation_data_matrix>: {e}"));
+                    return None;
+                }
+            }
+        } else if let Some(file) = dem {
+            ElevationSource::XyzrgbFile {
+                file,
+                offset: [
+                    self.p_f64(p, "dem_offset_x", 0.0),
+                    self.p_f64(p, "dem_offset_y", 0.0),
+                    self.p_f64(p, "dem_offset_z", 0.0),
+                ],
+            }
+        } else {
+            self.diags.error(el.span, "`elevation_map` needs `<elevation_image>`, `<elevation_data_matrix>` or `<dem_xyzrgb_file>`");
+            return None;
+        };
+        Some(ElevationMap {
+            source,
+            resolution: self.p_positive(p, "resolution", 1.0),
+            corner_min: [
+                self.p_opt_f64(p, "corner_min_x"),
+                self.p_opt_f64(p, "corner_min_y"),
+            ],
+            texture_image: self
+                .p_text(p, "texture_image")
+                .map(|(t, s)| self.resolve_uri(&t, s))
+                .unwrap_or_default(),
+            texture_image_rotate: self.p_int(p, "texture_image_rotate", 0),
+            texture_extension: [
+                self.p_non_negative(p, "texture_extension_x", 0.0),
+                self.p_non_negative(p, "texture_extension_y", 0.0),
+            ],
+            mesh_color: self.p_color(p, "mesh_color", Color::rgb(0xa0, 0xe0, 0xa0)),
+            model_split_size: self.p_non_negative(p, "model_split_size", 0.0),
+            apply_kernel: self.p_string(p, "apply_kernel", ""),
+        })
+    }
+
+    fn vertical_plane(&mut self, p: &mut Params<'_>) -> VerticalPlane {
+        let mut openings = Vec::new();
+        for kind in ["door", "window"] {
+            for o in p.find_all(kind) {
+                let mut op = Params::new(vec![o]);
+                // Attributes or children, as MVSim accepts both here.
+                let mut get = |l: &mut Self, names: &[&str], default: f64| -> f64 {
+                    for n in names {
+                        if let Some(v) = l.attr_opt_f64(o, n) {
+                            return v;
+                        }
+                        if let Some(v) = l.p_opt_f64(&mut op, n) {
+                            return v;
+                        }
+                    }
+                    default
+                };
+                let position = get(self, &["position"], 0.5);
+                let width = get(self, &["width"], 1.0);
+                let z_min = get(self, &["z_min", "z_start"], 0.0);
+                let z_max = get(self, &["z_max", "z_end"], 2.1);
+                let name = o.attr("name").map(|a| a.value.clone()).unwrap_or_default();
+                if !(0.0..=1.0).contains(&position) || z_min >= z_max {
+                    self.diags.error(
+                        o.span,
+                        format!("<{kind}>: position must be in [0, 1] and z_min below z_max"),
+                    );
+                }
+                self.finish_params(op, &format!("a <{kind}>"));
+                openings.push(WallOpening {
+                    is_door: kind == "door",
+                    name,
+                    position,
+                    width,
+                    z_min,
+                    z_max,
+                });
+            }
+        }
+        VerticalPlane {
+            start: [self.p_f64(p, "x0", -10.0), self.p_f64(p, "y0", -10.0)],
+            end: [self.p_f64(p, "x1", -10.0), self.p_f64(p, "y1", 10.0)],
+            z: self.p_f64(p, "z", 0.0),
+            height: self.p_positive(p, "height", 3.0),
+            thickness: self.p_positive(p, "thickness", 0.02),
+            color: self.p_color(p, "color", Color::rgb(0xa0, 0xa0, 0xa0)),
+            enable_shadows: self.p_bool(p, "enable_shadows", true),
+            cull_face: self.cull_face(p, "cull_face"),
+            texture: self
+                .p_text(p, "texture")
+                .map(|(t, s)| self.resolve_uri(&t, s))
+                .unwrap_or_default(),
+            texture_size: [
+                self.p_positive(p, "texture_size_x", 1.0),
+                self.p_positive(p, "texture_size_y", 1.0),
+            ],
+            init_pose: self
+                .p_text(p, "init_pose")
+                .and_then(|(t, s)| self.pose_text(&t, s, "<init_pose>", false)),
+            openings,
+        }
+    }
+
+    fn property_region(&mut self, p: &mut Params<'_>, el: &Element) -> Option<PropertyRegion> {
+        let property_name = self.p_string(p, "property_name", "");
+        if property_name.is_empty() {
+            self.diags
+                .error(el.span, "`property_region` needs a `<property_name>`");
+        }
+        let value = if let Some(v) = self.p_opt_f64(p, "value_double") {
+            PropertyValue::Double(v)
+        } else if p.find("value_bool").is_some() {
+            PropertyValue::Bool(self.p_bool(p, "value_bool", false))
+        } else if let Some((t, _)) = self.p_text(p, "value_string") {
+            PropertyValue::String(t.trim().to_owned())
+        } else {
+            self.diags.error(
+                el.span,
+                "`property_region` needs one of `<value_double>`, `<value_bool>`, `<value_string>`",
+            );
+            return None;
+        };
+        let bounds = [
+            self.p_f64(p, "x_min", -1.0),
+            self.p_f64(p, "x_max", 1.0),
+            self.p_f64(p, "y_min", -1.0),
+            self.p_f64(p, "y_max", 1.0),
+            self.p_f64(p, "z_min", -1000.0),
+            self.p_f64(p, "z_max", 1000.0),
+        ];
+        Some(PropertyRegion {
+            property_name,
+            value,
+            bounds,
+        })
+    }
+
+    /// `<walls>`.
+    pub fn walls(&mut self, el: &Element) {
+        let mut p = Params::new(vec![el]);
+        let source = if let Some((uri, span)) = self.p_text(&mut p, "model_uri") {
+            WallSource::Model(self.resolve_uri(&uri, span))
+        } else if let Some(shape) = p.find("shape") {
+            match self.polygon_or_polyline(shape) {
+                Some(pts) => WallSource::Polyline(pts),
+                None => return,
+            }
+        } else {
+            self.diags
+                .error(el.span, "`<walls>` needs `<model_uri>` or `<shape>`");
+            return;
+        };
+        let mut transformation = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ];
+        if let Some((text, span)) = self.p_text(&mut p, "transformation") {
+            match values::matrix(&text) {
+                Ok((4, 4, m)) => {
+                    for (i, row) in transformation.iter_mut().enumerate() {
+                        row.copy_from_slice(&m[i * 4..i * 4 + 4]);
+                    }
+                }
+                Ok((r, c, _)) => self.diags.error(
+                    span,
+                    format!("<transformation> is {r}x{c}: expected a 4x4 matrix"),
+                ),
+                Err(e) => self.diags.error(span, format!("<transformation>: {e}")),
+            }
+        }
+        let walls = Walls {
+            source,
+            transformation,
+            thickness: self.p_positive(&mut p, "wallThickness", 0.10),
+            height: self.p_positive(&mut p, "wallHeight", 2.0),
+            scale: self.p_positive(&mut p, "scale", 1.0),
+            color: self.p_color(&mut p, "color", Color::rgb(0x32, 0x32, 0x32)),
+        };
+        self.finish_params(p, "<walls>");
+        self.world.walls.push(walls);
+    }
+
+    fn polygon_or_polyline(&mut self, el: &Element) -> Option<Vec<[f64; 2]>> {
+        let mut pts = Vec::new();
+        for pt in el.elements() {
+            let (raw, span) = pt.text();
+            let text = self.value(&raw, span)?;
+            let v = self.numbers_at(&text, span, 2, 2, "<pt>: expected `x y`")?;
+            pts.push([v[0], v[1]]);
+        }
+        if pts.len() < 2 {
+            self.diags
+                .error(el.span, "a wall polyline needs at least 2 `<pt>`");
+            return None;
+        }
+        Some(pts)
+    }
+
+    /// `<marker type="line_strip">`.
+    pub fn marker(&mut self, el: &Element) {
+        if let Some((t, span)) = self.optional_attr(el, "type")
+            && t.trim() != "line_strip"
+        {
+            self.diags.error(
+                span,
+                format!("marker type `{}`: expected `line_strip`", t.trim()),
+            );
+            return;
+        }
+        let mut p = Params::new(vec![el]);
+        let mut points = Vec::new();
+        if let Some((text, span)) = self.p_text(&mut p, "points") {
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if let Some(v) =
+                    self.numbers_at(line, span, 2, 3, "<points>: expected `x y [z]` per line")
+                {
+                    points.push([v[0], v[1], v.get(2).copied().unwrap_or(0.0)]);
+                }
+            }
+        }
+        let translation = self
+            .p_numbers(&mut p, "translation", 2, 3, "expected `x y [z]`")
+            .map_or([0.0; 3], |v| [v[0], v[1], v.get(2).copied().unwrap_or(0.0)]);
+        let color = self.p_color(&mut p, "color", Color::rgb(0xff, 0xff, 0xff));
+        self.finish_params(p, "a <marker>");
+        self.world.markers.push(Marker {
+            points,
+            color,
+            translation,
+        });
+    }
+
+    /// `<joint type=… body_a=… body_b=…/>` (bodies must already exist).
+    pub fn joint(&mut self, el: &Element) {
+        let Some((kind_text, kspan)) = self.required_attr(el, "type") else {
+            return;
+        };
+        let kind = match kind_text.trim() {
+            "distance" | "rope" => JointKind::Distance,
+            "revolute" | "pin" => JointKind::Revolute,
+            other => {
+                self.diags.error(
+                    kspan,
+                    format!("joint type `{other}`: expected distance, rope, revolute or pin"),
+                );
+                return;
+            }
+        };
+        let mut bodies = Vec::new();
+        for attr in ["body_a", "body_b"] {
+            let Some((name, span)) = self.required_attr(el, attr) else {
+                return;
+            };
+            let name = name.trim().to_owned();
+            if !self.body_names.contains(&name) {
+                self.diags.error(
+                    span,
+                    format!(
+                        "joint `{attr}` `{name}` is not a block or vehicle defined before the joint"
+                    ),
+                );
+            }
+            bodies.push(name);
+        }
+        let anchor = |l: &mut Self, name: &str| -> [f64; 2] {
+            match l.optional_attr(el, name) {
+                Some((t, s)) => l
+                    .numbers_at(&t, s, 2, 2, &format!("attribute `{name}`: expected `x y`"))
+                    .map_or([0.0; 2], |v| [v[0], v[1]]),
+                None => [0.0; 2],
+            }
+        };
+        let anchor_a = anchor(self, "anchor_a");
+        let anchor_b = anchor(self, "anchor_b");
+        let joint = Joint {
+            kind,
+            body_b: bodies.pop().unwrap_or_default(),
+            body_a: bodies.pop().unwrap_or_default(),
+            anchor_a,
+            anchor_b,
+            max_length: self.attr_f64(el, "max_length", 5.0),
+            min_length: self.attr_f64(el, "min_length", 0.0),
+            stiffness: self.attr_f64(el, "stiffness", 0.0),
+            damping: self.attr_f64(el, "damping", 0.0),
+            enable_limit: self.attr_bool(el, "enable_limit", false),
+            lower_angle: self.attr_f64(el, "lower_angle_deg", 0.0).to_radians(),
+            upper_angle: self.attr_f64(el, "upper_angle_deg", 0.0).to_radians(),
+        };
+        self.world.joints.push(joint);
+    }
+
+    /// `<gui>`.
+    pub fn gui(&mut self, el: &Element) {
+        let mut p = Params::new(vec![el]);
+        let d = self.world.gui.clone();
+        let gui = GuiOptions {
+            win_w: self.p_int(&mut p, "win_w", d.win_w),
+            win_h: self.p_int(&mut p, "win_h", d.win_h),
+            ortho: self.p_bool(&mut p, "ortho", d.ortho),
+            show_forces: self.p_bool(&mut p, "show_forces", d.show_forces),
+            show_sensor_points: self.p_bool(&mut p, "show_sensor_points", d.show_sensor_points),
+            force_scale: self.p_f64(&mut p, "force_scale", d.force_scale),
+            fov: self.p_deg(&mut p, "fov_deg", d.fov),
+            follow_vehicle: self.p_string(&mut p, "follow_vehicle", &d.follow_vehicle),
+            start_maximized: self.p_bool(&mut p, "start_maximized", d.start_maximized),
+            refresh_fps: self.p_int(&mut p, "refresh_fps", d.refresh_fps),
+            headless: self.p_bool(&mut p, "headless", d.headless),
+            clip_plane_min: self.p_positive(&mut p, "clip_plane_min", d.clip_plane_min),
+            clip_plane_max: self.p_positive(&mut p, "clip_plane_max", d.clip_plane_max),
+            cam_distance: self.p_positive(&mut p, "cam_distance", d.cam_distance),
+            cam_azimuth: self.p_deg(&mut p, "cam_azimuth", d.cam_azimuth),
+            cam_elevation: self.p_deg(&mut p, "cam_elevation", d.cam_elevation),
+            cam_point_to: self
+                .p_numbers(&mut p, "cam_point_to", 2, 3, "expected `x y [z]`")
+                .map_or(d.cam_point_to, |v| {
+                    [v[0], v[1], v.get(2).copied().unwrap_or(0.0)]
+                }),
+        };
+        self.finish_params(p, "<gui>");
+        self.world.gui = gui;
+    }
+
+    /// `<lights>`.
+    pub fn lights(&mut self, el: &Element) {
+        let mut p = Params::new(vec![el]);
+        let d = self.world.lights.clone();
+        let lights = LightOptions {
+            enable_shadows: self.p_bool(&mut p, "enable_shadows", d.enable_shadows),
+            shadow_map_size: self.p_int(&mut p, "shadow_map_size", d.shadow_map_size),
+            light_azimuth: self.p_deg(&mut p, "light_azimuth_deg", d.light_azimuth),
+            light_elevation: self.p_deg(&mut p, "light_elevation_deg", d.light_elevation),
+            light_clip_plane_min: self.p_f64(
+                &mut p,
+                "light_clip_plane_min",
+                d.light_clip_plane_min,
+            ),
+            light_clip_plane_max: self.p_f64(
+                &mut p,
+                "light_clip_plane_max",
+                d.light_clip_plane_max,
+            ),
+            light_color: self.p_color(&mut p, "light_color", d.light_color),
+            shadow_bias: self.p_f64(&mut p, "shadow_bias", d.shadow_bias),
+            shadow_bias_cam2frag: self.p_f64(
+                &mut p,
+                "shadow_bias_cam2frag",
+                d.shadow_bias_cam2frag,
+            ),
+            shadow_bias_normal: self.p_f64(&mut p, "shadow_bias_normal", d.shadow_bias_normal),
+            light_ambient: self.p_f64_checked(
+                &mut p,
+                "light_ambient",
+                d.light_ambient,
+                |v| (0.0..=1.0).contains(&v),
+                "a fraction in [0, 1]",
+            ),
+            eye_distance_to_shadow_map_extension: self.p_f64(
+                &mut p,
+                "eye_distance_to_shadow_map_extension",
+                d.eye_distance_to_shadow_map_extension,
+            ),
+            minimum_shadow_map_extension_ratio: self.p_f64(
+                &mut p,
+                "minimum_shadow_map_extension_ratio",
+                d.minimum_shadow_map_extension_ratio,
+            ),
+        };
+        self.finish_params(p, "<lights>");
+        self.world.lights = lights;
+    }
+
+    /// `<georeference>`.
+    pub fn georeference(&mut self, el: &Element) {
+        let mut p = Params::new(vec![el]);
+        let g = Georeference {
+            latitude_deg: self.p_f64_checked(
+                &mut p,
+                "latitude",
+                0.0,
+                |v| (-90.0..=90.0).contains(&v),
+                "degrees in [-90, 90]",
+            ),
+            longitude_deg: self.p_f64_checked(
+                &mut p,
+                "longitude",
+                0.0,
+                |v| (-180.0..=180.0).contains(&v),
+                "degrees in [-180, 180]",
+            ),
+            height: self.p_f64(&mut p, "height", 0.0),
+            world_to_enu_rotation: self.p_deg(&mut p, "world_to_enu_rotation_deg", 0.0),
+            world_is_utm: self.p_bool(&mut p, "world_is_utm", false),
+        };
+        if g.world_is_utm && g.world_to_enu_rotation != 0.0 {
+            self.diags.error(
+                el.span,
+                "`world_is_utm` cannot be combined with a non-zero `world_to_enu_rotation_deg`",
+            );
+        }
+        self.finish_params(p, "<georeference>");
+        self.world.georeference = Some(g);
+    }
+
+    /// A global scalar parameter; returns whether `el` was one.
+    pub fn global_param(&mut self, el: &Element) -> bool {
+        // Read the tag as the only child of a wrapper, so the usual parameter readers apply.
+        let wrapper = Element {
+            name: String::new(),
+            span: el.span,
+            attrs: vec![],
+            children: vec![crate::xml::Node::Element(el.clone())],
+        };
+        let mut p = Params::new(vec![&wrapper]);
+        let w = &mut self.world.params.clone();
+        match el.name.as_str() {
+            "simul_timestep" => {
+                let dt = self.p_non_negative(&mut p, "simul_timestep", 0.0);
+                w.simul_timestep = if dt == 0.0 {
+                    Timestep::Auto
+                } else {
+                    Timestep::Fixed(dt)
+                };
+            }
+            "gravity" => w.gravity = self.p_f64(&mut p, "gravity", w.gravity),
+            "server_address" => {
+                w.server_address = self.p_string(&mut p, "server_address", &w.server_address)
+            }
+            "b2d_vel_iters" => {
+                w.b2d_vel_iters = self.p_int(&mut p, "b2d_vel_iters", w.b2d_vel_iters)
+            }
+            "b2d_pos_iters" => {
+                w.b2d_pos_iters = self.p_int(&mut p, "b2d_pos_iters", w.b2d_pos_iters)
+            }
+            "collision_threshold" => {
+                w.collision_threshold =
+                    self.p_non_negative(&mut p, "collision_threshold", w.collision_threshold)
+            }
+            "joystick_enabled" => {
+                w.joystick_enabled = self.p_bool(&mut p, "joystick_enabled", w.joystick_enabled)
+            }
+            "save_to_rawlog" => w.save_to_rawlog = self.p_string(&mut p, "save_to_rawlog", ""),
+            "rawlog_odometry_rate" => {
+                w.rawlog_odometry_rate =
+                    self.p_positive(&mut p, "rawlog_odometry_rate", w.rawlog_odometry_rate)
+            }
+            "save_ground_truth_trajectory" => {
+                w.save_ground_truth_trajectory =
+                    self.p_string(&mut p, "save_ground_truth_trajectory", "")
+            }
+            "ground_truth_rate" => {
+                w.ground_truth_rate =
+                    self.p_positive(&mut p, "ground_truth_rate", w.ground_truth_rate)
+            }
+            "max_slope_to_collide" => {
+                w.max_slope_to_collide =
+                    self.p_f64(&mut p, "max_slope_to_collide", w.max_slope_to_collide)
+            }
+            "min_slope_to_collide" => {
+                w.min_slope_to_collide =
+                    self.p_f64(&mut p, "min_slope_to_collide", w.min_slope_to_collide)
+            }
+            _ => return false,
+        }
+        self.world.params = w.clone();
+        true
+    }
+}

@@ -153,7 +153,10 @@ impl Loader<'_> {
                 return;
             }
         };
-        let label = self.p_text(&mut p, "label").map(|(t, _)| t.trim().to_owned()).filter(|t| !t.is_empty());
+        let label = self
+            .p_text(&mut p, "label")
+            .map(|(t, _)| t.trim().to_owned())
+            .filter(|t| !t.is_empty());
         self.finish_params(p, &format!("a `{}` element", element.class_name()));
         self.world.elements.push(LabeledElement { element, label });
     }

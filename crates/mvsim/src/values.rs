@@ -130,7 +130,7 @@ pub fn numbers(text: &str, min: usize, max: usize, what: &str) -> Result<Vec<f64
     {
         match leading_f64(word) {
             Some((v, used)) if used == word.len() && v.is_finite() => out.push(v),
-            _ => return Err(format!("expected {what}, found `{word}` in `{t}`")),
+            _ => return Err(format!("{what}, found `{word}` in `{t}`")),
         }
     }
     if out.len() < min || out.len() > max {
@@ -140,7 +140,7 @@ pub fn numbers(text: &str, min: usize, max: usize, what: &str) -> Result<Vec<f64
             format!("{min} to {max}")
         };
         return Err(format!(
-            "expected {what} ({count} numbers), found {} in `{t}`",
+            "{what} ({count} numbers), found {} in `{t}`",
             out.len()
         ));
     }
@@ -156,7 +156,12 @@ pub fn matrix(text: &str) -> Result<(usize, usize, Vec<f64>), String> {
         .map(str::trim)
         .filter(|r| !r.is_empty())
     {
-        rows.push(numbers(row, 1, usize::MAX, "a matrix row of numbers")?);
+        rows.push(numbers(
+            row,
+            1,
+            usize::MAX,
+            "expected a matrix row of numbers",
+        )?);
     }
     let cols = rows.first().map_or(0, Vec::len);
     if rows.is_empty() {

@@ -1,0 +1,9 @@
+//! Integration tests of the MVSim loader: one binary, topic modules, shared helpers.
+#![allow(clippy::unwrap_used)] // test helpers panic on setup failures by design
+
+mod util;
+
+mod bad_input;
+mod language;
+mod mutations;
+mod shared_worlds;

@@ -16,6 +16,10 @@ use std::rc::Rc;
 const MAX_INCLUDE_DEPTH: usize = 64;
 /// Upper bound on the iterations of one `<for>`, so a typo cannot hang the loader.
 const MAX_FOR_ITERATIONS: i64 = 1_000_000;
+/// Upper bound on all `<for>` iterations of a load (nested loops multiply).
+const MAX_TOTAL_FOR_ITERATIONS: u64 = 2_000_000;
+/// Include files larger than this are refused (a world is text, not a disk image).
+const MAX_INCLUDE_BYTES: u64 = 64 << 20;
 
 /// State of one world load.
 pub(crate) struct Loader<'o> {
@@ -29,6 +33,8 @@ pub(crate) struct Loader<'o> {
     pub object_vars: BTreeMap<String, String>,
     /// Files being included, outermost first, to detect cycles.
     include_stack: Vec<PathBuf>,
+    /// `<for>` iterations so far.
+    for_iterations: u64,
     pub block_classes: HashMap<String, Rc<Element>>,
     pub vehicle_classes: HashMap<String, Rc<Element>>,
     pub actor_classes: HashMap<String, Rc<Element>>,
@@ -69,6 +75,7 @@ impl<'o> Loader<'o> {
             vars: BTreeMap::new(),
             object_vars: BTreeMap::new(),
             include_stack: Vec::new(),
+            for_iterations: 0,
             block_classes: HashMap::new(),
             vehicle_classes: HashMap::new(),
             actor_classes: HashMap::new(),
@@ -325,6 +332,11 @@ impl<'o> Loader<'o> {
         }
         for child in children {
             for i in from..=to {
+                self.for_iterations += 1;
+                if self.for_iterations > MAX_TOTAL_FOR_ITERATIONS {
+                    self.diags.error(el.span, format!("`<for>` loops run more than {MAX_TOTAL_FOR_ITERATIONS} iterations in all"));
+                    return;
+                }
                 self.vars.insert(var.trim().to_owned(), i.to_string());
                 body(self, std::slice::from_ref(child));
             }
@@ -411,6 +423,16 @@ impl<'o> Loader<'o> {
             self.diags.error(
                 span,
                 format!("includes nested more than {MAX_INCLUDE_DEPTH} deep"),
+            );
+            return None;
+        }
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_INCLUDE_BYTES) {
+            self.diags.error(
+                span,
+                format!(
+                    "include file `{}` is larger than {MAX_INCLUDE_BYTES} bytes",
+                    path.display()
+                ),
             );
             return None;
         }

@@ -65,6 +65,19 @@ fn matching_brace(text: &str, from: usize) -> Option<usize> {
 
 const MAX_REPLACEMENTS: usize = 10_000;
 
+/// No value may grow beyond this by substitution (`${a}${a}` defined repeatedly doubles).
+pub const MAX_VALUE_LEN: usize = 1 << 20;
+
+fn check_len(text: &str) -> Result<(), SubstError> {
+    if text.len() > MAX_VALUE_LEN {
+        return Err(SubstError {
+            offset: 0,
+            message: format!("substitution makes the value longer than {MAX_VALUE_LEN} bytes"),
+        });
+    }
+    Ok(())
+}
+
 /// Include-time substitution of `${VAR}` / `${VAR|default}` in one value.
 pub fn substitute_include(
     text: &str,
@@ -98,6 +111,7 @@ pub fn substitute_include(
         match value {
             Some(value) => {
                 out.replace_range(start..=end, &value);
+                check_len(&out)?;
                 // Rescan from the same place: a value may itself contain `${…}`.
                 search_from = start;
                 original_offsets = false;
@@ -153,7 +167,9 @@ pub fn substitute_value(
         // As MVSim: first `${}`, `$env{}`, `$()` everywhere (also inside `$f{}` bodies),
         // then the `$f{}` expressions.
         let next = substitute_pass(&current, pass == 0, false, scope, venv, rng)?;
+        check_len(&next)?;
         let next = substitute_pass(&next, pass == 0 && next == current, true, scope, venv, rng)?;
+        check_len(&next)?;
         if next == current || !next.contains('$') {
             return Ok(next);
         }

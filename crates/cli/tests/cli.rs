@@ -1,0 +1,133 @@
+//! The `passerby` binary as a user runs it: exit statuses, summaries, diagnostics on stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn passerby(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_passerby"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run passerby")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn check_prints_a_summary_of_a_valid_world() {
+    let out = passerby(&[
+        "check",
+        "../shared/worlds/mvsim/mvsim_tutorial/demo_many_robots.world.xml",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("vehicles: 25\n"), "{stdout}");
+    assert!(stdout.contains("sensors: 25 (25 laser)\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "  veh25/laser1 laser: period 0.05 s (20.0000 Hz), 100 rays over 360.0 deg\n"
+        ),
+        "{stdout}"
+    );
+
+    let out = passerby(&[
+        "check",
+        "../shared/worlds/mvsim/mvsim_tutorial/demo_warehouse.world.xml",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("  person1 (class pedestrian): path of 5 waypoints"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "r1/lidar1 lidar3d: period 0.1 s (10.0000 Hz), 32 rings x 1808 columns = 57856 rays"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_fails_with_positioned_errors() {
+    let dir = std::env::temp_dir().join(format!("passerby-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let world = dir.join("bad.world.xml");
+    std::fs::write(&world, "<mvsim_world>\n  <sensor class=\"laser\" name=\"l\"><nrays>abc</nrays></sensor>\n</mvsim_world>\n")
+        .expect("write world");
+    let out = passerby(&["check", world.to_str().expect("utf-8 path")]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("bad.world.xml:2:41: error: <nrays>: expected an integer, found `abc`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("2 |   <sensor class=\"laser\" name=\"l\"><nrays>abc</nrays></sensor>"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 error(s); the world is not valid"),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).is_empty());
+
+    let out = passerby(&["check", "does/not/exist.world.xml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("cannot read world file"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn quiet_hides_the_summary_and_warnings() {
+    let out = passerby(&[
+        "-q",
+        "check",
+        "../shared/worlds/mvsim/mvsim_tutorial/demo_greenhouse.world.xml",
+    ]);
+    assert!(out.status.success());
+    assert!(
+        out.stdout.is_empty() && out.stderr.is_empty(),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn reserved_commands_say_they_are_not_available() {
+    let out = passerby(&["run", "examples/actors.world.xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`passerby run` is not available yet"));
+}
+
+#[test]
+fn help_and_version() {
+    let out = passerby(&["--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for flag in [
+        "--seed",
+        "--mvsim-data",
+        "--asset-cache",
+        "--allow-shell",
+        "--verbose",
+        "--quiet",
+        "check",
+        "run",
+        "bench",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+    let out = passerby(&["--version"]);
+    assert!(text(&out.stdout).starts_with("passerby "));
+    let out = passerby(&["check", "--help"]);
+    assert!(text(&out.stdout).contains("WORLD"));
+}

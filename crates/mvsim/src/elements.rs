@@ -63,13 +63,28 @@ impl Loader<'_> {
                 interval: self.p_positive(&mut p, "interval", 5.0),
             }),
             "occupancy_grid" => {
+                // MVSim reads <file> without any substitution; we substitute as everywhere.
                 let Some(file) = self.p_file(&mut p, "file", true, el) else {
                     return;
+                };
+                let lower = file.to_ascii_lowercase();
+                let ros_map = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+                    let span = p.find("file").map_or(el.span, |f| f.text().1);
+                    match read_ros_map(std::path::Path::new(&file)) {
+                        Ok(m) => Some(m),
+                        Err(e) => {
+                            self.diags.error(span, format!("<file>: {e}"));
+                            None
+                        }
+                    }
+                } else {
+                    None
                 };
                 let cx = self.p_f64(&mut p, "centerpixel_x", -1.0);
                 let cy = self.p_f64(&mut p, "centerpixel_y", -1.0);
                 WorldElement::OccupancyGrid(OccupancyGrid {
                     file,
+                    ros_map,
                     resolution: self.p_positive(&mut p, "resolution", 0.10),
                     center_pixel: [(cx >= 0.0).then_some(cx), (cy >= 0.0).then_some(cy)],
                     show_collisions: self.p_bool(&mut p, "show_collisions", true),
@@ -182,23 +197,49 @@ impl Loader<'_> {
     }
 
     fn elevation_map(&mut self, p: &mut Params<'_>, el: &Element) -> Option<ElevationMap> {
-        let image = self.p_file(p, "elevation_image", false, el);
+        let image = self.p_text(p, "elevation_image");
         let matrix = self.p_text(p, "elevation_data_matrix");
         let dem = self.p_file(p, "dem_xyzrgb_file", false, el);
-        let source = if let Some(file) = image {
-            ElevationSource::Image {
-                file,
-                min_z: self.p_f64(p, "elevation_image_min_z", 0.0),
-                max_z: self.p_f64(p, "elevation_image_max_z", 5.0),
-            }
+        let resolution = self.p_positive(p, "resolution", 1.0);
+        // (rows along +X, cols along +Y, heights) as MVSim's mesh indexes them.
+        let (source, samples) = if let Some((text, span)) = image {
+            let file = self.resolve_uri(&text, span);
+            let min_z = self.p_f64(p, "elevation_image_min_z", 0.0);
+            let max_z = self.p_f64(p, "elevation_image_max_z", 5.0);
+            let samples = match crate::raster::read_grey_png(std::path::Path::new(&file)) {
+                Ok(grey) => {
+                    let lo = grey.values.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = grey
+                        .values
+                        .iter()
+                        .copied()
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    // The darkest pixel is min_z and the brightest max_z (MVSim rescales).
+                    let scale = if hi > lo {
+                        (max_z - min_z) / (hi - lo)
+                    } else {
+                        0.0
+                    };
+                    let heights = grey
+                        .values
+                        .iter()
+                        .map(|v| min_z + (v - lo) * scale)
+                        .collect();
+                    Some((grey.rows, grey.cols, heights))
+                }
+                Err(e) => {
+                    self.diags.error(span, format!("<elevation_image>: {e}"));
+                    None
+                }
+            };
+            (ElevationSource::Image { file, min_z, max_z }, samples)
         } else if let Some((text, span)) = matrix {
             let scale = self.p_f64(p, "elevation_data_matrix_scale", 1.0);
             match values::matrix(&text) {
-                Ok((rows, cols, data)) => ElevationSource::Matrix {
-                    rows,
-                    cols,
-                    heights: data.into_iter().map(|h| h * scale).collect(),
-                },
+                Ok((rows, cols, data)) => (
+                    ElevationSource::Matrix { scale },
+                    Some((rows, cols, data.into_iter().map(|h| h * scale).collect())),
+                ),
                 Err(e) => {
                     self.diags
                         .error(span, format!("<elevation_data_matrix>: {e}"));
@@ -206,25 +247,44 @@ impl Loader<'_> {
                 }
             }
         } else if let Some(file) = dem {
-            ElevationSource::XyzrgbFile {
-                file,
-                offset: [
-                    self.p_f64(p, "dem_offset_x", 0.0),
-                    self.p_f64(p, "dem_offset_y", 0.0),
-                    self.p_f64(p, "dem_offset_z", 0.0),
-                ],
-            }
+            let offset = [
+                self.p_f64(p, "dem_offset_x", 0.0),
+                self.p_f64(p, "dem_offset_y", 0.0),
+                self.p_f64(p, "dem_offset_z", 0.0),
+            ];
+            (ElevationSource::XyzrgbFile { file, offset }, None)
         } else {
             self.diags.error(el.span, "`elevation_map` needs `<elevation_image>`, `<elevation_data_matrix>` or `<dem_xyzrgb_file>`");
             return None;
         };
+        let corner_x = self.p_opt_f64(p, "corner_min_x");
+        let corner_y = self.p_opt_f64(p, "corner_min_y");
+        let grid = match samples {
+            Some((nx, ny, heights)) if nx >= 2 && ny >= 2 => Some(ElevationGrid {
+                nx,
+                ny,
+                resolution,
+                // Default: centred on the origin.
+                corner_min: [
+                    corner_x.unwrap_or(-0.5 * (nx - 1) as f64 * resolution),
+                    corner_y.unwrap_or(-0.5 * (ny - 1) as f64 * resolution),
+                ],
+                heights,
+            }),
+            Some((nx, ny, _)) => {
+                self.diags.error(
+                    el.span,
+                    format!("elevation data is {nx}x{ny}: at least 2x2 samples are needed"),
+                );
+                None
+            }
+            None => None,
+        };
         Some(ElevationMap {
             source,
-            resolution: self.p_positive(p, "resolution", 1.0),
-            corner_min: [
-                self.p_opt_f64(p, "corner_min_x"),
-                self.p_opt_f64(p, "corner_min_y"),
-            ],
+            grid,
+            resolution,
+            corner_min: [corner_x, corner_y],
             texture_image: self
                 .p_text(p, "texture_image")
                 .map(|(t, s)| self.resolve_uri(&t, s))
@@ -668,4 +728,83 @@ impl Loader<'_> {
         self.world.params = w.clone();
         true
     }
+}
+
+/// Reads a ROS `map_server` YAML file (the flat `key: value` subset it uses).
+fn read_ros_map(path: &std::path::Path) -> Result<RosMap, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let mut fields = std::collections::BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            return Err(format!(
+                "{}:{}: expected `key: value`",
+                path.display(),
+                n + 1
+            ));
+        };
+        fields.insert(
+            key.trim().to_owned(),
+            (value.trim().trim_matches(['"', '\'']).to_owned(), n + 1),
+        );
+    }
+    let get = |key: &str| {
+        fields
+            .get(key)
+            .ok_or_else(|| format!("`{}` has no `{key}:` entry", path.display()))
+    };
+    let number = |key: &str, default: Option<f64>| -> Result<f64, String> {
+        match (fields.get(key), default) {
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(format!("`{}` has no `{key}:` entry", path.display())),
+            (Some((v, line)), _) => v.parse().map_err(|_| {
+                format!(
+                    "{}:{line}: `{key}` is `{v}`: expected a number",
+                    path.display()
+                )
+            }),
+        }
+    };
+    let (image, _) = get("image")?;
+    let image = path
+        .parent()
+        .unwrap_or(std::path::Path::new(""))
+        .join(image);
+    if !image.is_file() {
+        return Err(format!(
+            "the map image `{}` named in `{}` does not exist",
+            image.display(),
+            path.display()
+        ));
+    }
+    let (origin_text, origin_line) = get("origin")?;
+    let origin = values::numbers(
+        origin_text.trim_matches(['[', ']']),
+        3,
+        3,
+        "expected `[x, y, yaw]`",
+    )
+    .map_err(|e| format!("{}:{origin_line}: origin: {e}", path.display()))?;
+    let negate = match fields.get("negate").map(|(v, _)| v.as_str()) {
+        None | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(other) => {
+            return Err(format!(
+                "`{}`: negate is `{other}`: expected 0 or 1",
+                path.display()
+            ));
+        }
+    };
+    Ok(RosMap {
+        image: image.display().to_string(),
+        resolution: number("resolution", None)?,
+        origin: [origin[0], origin[1], origin[2]],
+        negate,
+        occupied_thresh: number("occupied_thresh", Some(0.65))?,
+        free_thresh: number("free_thresh", Some(0.196))?,
+    })
 }

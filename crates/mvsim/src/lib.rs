@@ -30,6 +30,7 @@ mod elements;
 mod loader;
 mod objects;
 mod params;
+mod raster;
 mod sensors;
 
 use passerby_diag::{Diagnostic, SourceMap};

@@ -163,16 +163,17 @@ impl Loader<'_> {
         let mut common = SimulableCommon::default();
         let pose2 = self.p_text(p, "init_pose");
         let pose3 = self.p_text(p, "init_pose3d");
+        // MVSim reads <init_pose> first; <init_pose3d> only when there is none.
         match (pose2, pose3) {
-            (_, Some((text, span))) => {
+            (Some((text, span)), _) => {
+                if let Some(pose) = self.pose_text(&text, span, "<init_pose>", false) {
+                    common.init_pose = pose;
+                }
+            }
+            (None, Some((text, span))) => {
                 if let Some(pose) = self.pose_text(&text, span, "<init_pose3d>", true) {
                     common.init_pose = pose;
                     common.init_pose_is_3d = true;
-                }
-            }
-            (Some((text, span)), None) => {
-                if let Some(pose) = self.pose_text(&text, span, "<init_pose>", false) {
-                    common.init_pose = pose;
                 }
             }
             (None, None) => self.diags.error(
@@ -197,6 +198,19 @@ impl Loader<'_> {
             .map(|(t, _)| t.trim().to_owned())
             .filter(|t| !t.is_empty());
         common
+    }
+
+    /// Puts an object on the highest ground surface (plane or elevation map defined so far)
+    /// not above its query point, `z + query_height`, unless `<skip_elevation_adjust/>`
+    /// (MVSim `Simulable::parseSimulable`). With no surface there, z becomes 0, as in MVSim.
+    pub fn adjust_elevation(&self, common: &mut SimulableCommon, query_height: f64) {
+        if common.skip_elevation_adjust {
+            return;
+        }
+        let p = &mut common.init_pose;
+        p.z = self
+            .world
+            .highest_elevation_under(p.x, p.y, p.z + query_height);
     }
 
     /// `<publish enabled="…">`.
@@ -381,6 +395,9 @@ impl Loader<'_> {
             let visual = self.visual(v);
             block.visuals.push(visual);
         }
+        // The height of a visual-derived shape is not known before models load: 1 m, MVSim's default.
+        let zmax = block.zmax.unwrap_or(1.0);
+        self.adjust_elevation(&mut block.common, 0.5 * zmax);
         if matches!(block.shape, BlockShape::FromVisual) && block.visuals.is_empty() {
             self.diags.error(
                 el.span,
@@ -439,7 +456,7 @@ impl Loader<'_> {
         let mut p = Params::new(bodies);
         let count = self.world.vehicles.len() + 1;
         let name = self.body_name(el, |n| format!("veh{n}"), count);
-        let common = self.simulable(&mut p, el, "vehicle", &name);
+        let mut common = self.simulable(&mut p, el, "vehicle", &name);
         let dynamics = match p.find("dynamics") {
             Some(d) => self.dynamics(d),
             None => {
@@ -447,6 +464,7 @@ impl Loader<'_> {
                 Dynamics::default()
             }
         };
+        self.adjust_elevation(&mut common, 0.5 * dynamics.chassis.zmax);
         let friction = match p.find("friction") {
             Some(f) => self.friction(f),
             None => Friction::default(),
@@ -791,7 +809,8 @@ impl Loader<'_> {
         let count = self.world.actors.len() + 1;
         let name = self.body_name(el, |n| format!("actor{n:03}"), count);
         let d = Actor::default();
-        let common = self.simulable(&mut p, el, "actor", &name);
+        let mut common = self.simulable(&mut p, el, "actor", &name);
+        self.adjust_elevation(&mut common, 1.5);
         let walking_speed = self.p_positive(&mut p, "walking_speed", d.walking_speed);
         let running_speed = self.p_positive(&mut p, "running_speed", d.running_speed);
         let turning_rate_deg = self.p_non_negative(&mut p, "turning_rate", 120.0);

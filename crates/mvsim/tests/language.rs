@@ -194,7 +194,7 @@ fn instance_parameters_override_the_class() {
 #[test]
 fn angles_are_radians_inside() {
     let w = world(load(
-        r#"<actor name="a"><init_pose3d>1 2 3 90 -90 180</init_pose3d><turning_rate>90</turning_rate>
+        r#"<actor name="a"><init_pose3d>1 2 3 90 -90 180</init_pose3d><skip_elevation_adjust/><turning_rate>90</turning_rate>
              <path loop="false"><waypoint pause="2" animation="run">5 0 -90</waypoint><waypoint>5 5 1 2 3 4</waypoint></path></actor>
            <actor name="b"><init_pose>0 0 0</init_pose><turning_rate>0</turning_rate></actor>"#,
     ));
@@ -348,14 +348,10 @@ fn elements_walls_markers_and_joints() {
     let WorldElement::ElevationMap(e) = &w.elements[1].element else {
         panic!()
     };
-    assert_eq!(
-        e.source,
-        ElevationSource::Matrix {
-            rows: 2,
-            cols: 2,
-            heights: vec![0.0, 2.0, 4.0, 6.0]
-        }
-    );
+    assert_eq!(e.source, ElevationSource::Matrix { scale: 2.0 });
+    let g = e.grid.as_ref().unwrap();
+    assert_eq!((g.nx, g.ny, g.corner_min), (2, 2, [-3.0, -3.0]));
+    assert_eq!(g.heights, [0.0, 2.0, 4.0, 6.0], "matrix rows run along +X");
     let WorldElement::PropertyRegion(r) = &w.elements[2].element else {
         panic!()
     };
@@ -364,4 +360,110 @@ fn elements_walls_markers_and_joints() {
     assert_eq!(w.markers[0].points, [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]);
     assert_eq!(w.joints[0].kind, JointKind::Distance);
     assert!(matches!(w.blocks[0].shape, BlockShape::Polygon(_)));
+}
+
+#[test]
+fn initial_poses_stand_on_the_ground_unless_told_not_to() {
+    let w = world(load(
+        r#"<element class="elevation_map"><elevation_data_matrix>[0 1; 2 3]</elevation_data_matrix>
+             <elevation_data_matrix_scale>2</elevation_data_matrix_scale><resolution>6</resolution></element>
+           <element class="horizontal_plane"><x_min>20</x_min><x_max>30</x_max><z>0</z></element>
+           <element class="horizontal_plane"><x_min>20</x_min><x_max>30</x_max><z>3</z></element>
+           <actor name="on_slope"><init_pose>-1.5 -3 0</init_pose></actor>
+           <actor name="too_high_above"><init_pose>0 0 0</init_pose></actor>
+           <actor name="ground_floor"><init_pose>25 0 0</init_pose></actor>
+           <actor name="upstairs"><init_pose3d>25 0 3.2 0 0 0</init_pose3d></actor>
+           <actor name="floating"><init_pose3d>25 0 9 0 0 0</init_pose3d><skip_elevation_adjust/></actor>
+           <actor name="nowhere"><init_pose3d>100 0 5 0 0 0</init_pose3d></actor>
+           <block name="box_upstairs"><init_pose3d>25 0 3 0 0 0</init_pose3d><zmax>0.4</zmax><geometry type="box"/></block>"#,
+    ));
+    let z: Vec<(&str, f64)> = w
+        .actors
+        .iter()
+        .map(|a| (a.name.as_str(), a.common.init_pose.z))
+        .collect();
+    // The slope rises 4 m over the 6 m cell along +X: 1 m at a quarter of it.
+    assert!((z[0].1 - 1.0).abs() < 1e-12, "{z:?}");
+    // 3 m of terrain is above the query point (z + 1.5 m): MVSim finds no ground, z = 0.
+    assert_eq!(
+        &z[1..],
+        [
+            ("too_high_above", 0.0),
+            ("ground_floor", 0.0),
+            ("upstairs", 3.0),
+            ("floating", 9.0),
+            ("nowhere", 0.0)
+        ]
+    );
+    assert_eq!(w.blocks[0].common.init_pose.z, 3.0);
+}
+
+#[test]
+fn elevation_images_are_rescaled_to_their_height_range() {
+    let w = world(load_file(
+        &shared().join("worlds/mvsim/mvsim_tutorial/demo_elevation_map.world.xml"),
+    ));
+    let WorldElement::ElevationMap(e) = &w.elements[0].element else {
+        panic!()
+    };
+    let g = e.grid.as_ref().unwrap();
+    assert_eq!((g.nx, g.ny, g.resolution), (100, 100, 0.5));
+    assert_eq!(g.corner_min, [-24.75, -24.75]);
+    let lo = g.heights.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = g.heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert_eq!(
+        (lo, hi),
+        (-1.0, 2.0),
+        "darkest pixel at min_z, brightest at max_z"
+    );
+    // Rocks and trees stand on the terrain (their random z is only the query start).
+    for b in &w.blocks {
+        let p = b.common.init_pose;
+        let ground = g.height_at(p.x, p.y).unwrap_or(0.0);
+        assert!(
+            p.z == ground || p.z == 0.0,
+            "{} at {p:?}, terrain {ground}",
+            b.name
+        );
+    }
+    assert!(w.blocks.iter().any(|b| b.common.init_pose.z != 0.0));
+}
+
+#[test]
+fn occupancy_grids_from_images_and_ros_map_yaml() {
+    let dir = temp_dir("rosmap");
+    std::fs::write(dir.join("map.pgm"), "P5 2 2 255 ....").unwrap();
+    std::fs::write(
+        dir.join("map.yaml"),
+        "image: map.pgm  # the picture\nresolution: 0.05\norigin: [-10.0, -5.5, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bad.yaml"),
+        "image: nothing.pgm\nresolution: 0.05\norigin: [0, 0, 0]\n",
+    )
+    .unwrap();
+    let w = world(load_in(
+        &dir,
+        r#"<mvsim_world><element class="occupancy_grid"><file>map.yaml</file></element>
+           <element class="occupancy_grid"><file>map.pgm</file><resolution>0.2</resolution><centerpixel_x>160</centerpixel_x></element></mvsim_world>"#,
+    ));
+    let WorldElement::OccupancyGrid(g) = &w.elements[0].element else {
+        panic!()
+    };
+    let m = g.ros_map.as_ref().unwrap();
+    assert_eq!(
+        (m.resolution, m.origin, m.negate),
+        (0.05, [-10.0, -5.5, 0.0], false)
+    );
+    assert!(m.image.ends_with("map.pgm"));
+    let WorldElement::OccupancyGrid(g) = &w.elements[1].element else {
+        panic!()
+    };
+    assert_eq!((g.resolution, g.center_pixel), (0.2, [Some(160.0), None]));
+    let loaded = load_in(
+        &dir,
+        r#"<mvsim_world><element class="occupancy_grid"><file>bad.yaml</file></element></mvsim_world>"#,
+    );
+    assert_diag(&loaded, "main.world.xml:1:52: error: <file>: the map image");
 }

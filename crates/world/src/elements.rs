@@ -71,6 +71,8 @@ pub struct GroundGrid {
 pub struct OccupancyGrid {
     /// Image, ROS map YAML or MRPT `.gridmap[.gz]`, resolved against the world file.
     pub file: String,
+    /// The contents of a ROS `map_server` YAML file, when `file` is one.
+    pub ros_map: Option<RosMap>,
     /// Metres per cell (images only; YAML files carry their own).
     pub resolution: f64,
     /// Pixel at the world origin (`None`: image centre).
@@ -81,6 +83,23 @@ pub struct OccupancyGrid {
     pub restitution: f64,
     /// Friction.
     pub lateral_friction: f64,
+}
+
+/// A ROS `map_server` map description (`map.yaml`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RosMap {
+    /// The map image, resolved against the YAML file.
+    pub image: String,
+    /// Metres per pixel.
+    pub resolution: f64,
+    /// Pose of the lower-left pixel: x, y (metres), yaw (radians).
+    pub origin: [f64; 3],
+    /// Whether white means occupied.
+    pub negate: bool,
+    /// Occupancy probability above which a cell is occupied.
+    pub occupied_thresh: f64,
+    /// Occupancy probability below which a cell is free.
+    pub free_thresh: f64,
 }
 
 /// Where an elevation map's heights come from.
@@ -95,15 +114,10 @@ pub enum ElevationSource {
         /// Metres.
         max_z: f64,
     },
-    /// Inline Matlab-style matrix `[a b; c d]`, already multiplied by its scale.
-    /// Row-major, `rows × cols`.
+    /// Inline Matlab-style matrix `[a b; c d]` (rows along +X), multiplied by `scale`.
     Matrix {
-        /// Rows.
-        rows: usize,
-        /// Columns.
-        cols: usize,
-        /// Heights, metres.
-        heights: Vec<f64>,
+        /// `elevation_data_matrix_scale`.
+        scale: f64,
     },
     /// A 6-column `x y z r g b` text file, resampled on the grid.
     XyzrgbFile {
@@ -117,8 +131,10 @@ pub enum ElevationSource {
 /// `elevation_map`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ElevationMap {
-    /// The heights.
+    /// Where the heights come from.
     pub source: ElevationSource,
+    /// The heights, read at load time (`None` for a DEM text file, resampled later).
+    pub grid: Option<crate::ElevationGrid>,
     /// Metres per cell.
     pub resolution: f64,
     /// Corner of the grid (`None`: centred at the origin).

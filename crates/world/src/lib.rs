@@ -13,10 +13,12 @@
 mod elements;
 mod objects;
 mod sensors;
+mod terrain;
 
 pub use elements::*;
 pub use objects::*;
 pub use sensors::*;
+pub use terrain::*;
 
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -110,9 +110,16 @@ pub fn load_world_file(path: &Path, opts: &LoadOptions) -> Loaded {
 
 /// Loads a world from text; `path` names it in messages and anchors relative includes.
 pub fn load_world_str(path: &Path, text: String, opts: &LoadOptions) -> Loaded {
+    let started = std::time::Instant::now();
     let mut loader = loader::Loader::new(opts);
     loader.load_root(&loader::normalize(path), text);
     let ok = !loader.diags.has_errors();
+    tracing::debug!(
+        world = %path.display(),
+        seconds = started.elapsed().as_secs_f64(),
+        errors = loader.diags.error_count(),
+        "world loaded"
+    );
     Loaded {
         world: ok.then_some(loader.world),
         sources: loader.sources,

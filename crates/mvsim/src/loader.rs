@@ -222,7 +222,7 @@ impl<'o> Loader<'o> {
             .map(|s| format!(" (did you mean `<{s}>`?)"))
             .unwrap_or_default();
         self.diags.warning_once_per_file(
-            &format!("tag:{context}:{}", el.name),
+            &format!("tag:{}", el.name),
             el.span,
             format!(
                 "unknown tag `<{}>` in {context} is ignored{suggestion}",
@@ -447,6 +447,7 @@ impl<'o> Loader<'o> {
             }
         };
         let text = String::from_utf8_lossy(&bytes).into_owned();
+        tracing::debug!(file = %path.display(), depth = self.include_stack.len(), "including");
         let file = self.sources.add(&path, text);
         let text = self.sources.file(file).text.clone();
         let roots = xml::parse(file, &text, &mut self.diags)?;

@@ -317,3 +317,18 @@ fn semantic_mistakes() {
         "w.xml:2:94: error: controller class `twist_pid` does not exist for `ackermann` dynamics",
     );
 }
+
+#[test]
+fn an_unknown_tag_warns_once_per_file_whatever_its_context() {
+    let loaded = load(
+        "<block name=\"a\"><init_pose>0 0 0</init_pose><sparkle/></block>\n<sensor class=\"imu\" name=\"i\"><sparkle/></sensor>\n<sparkle/>",
+    );
+    let warnings: Vec<String> = headlines(&loaded)
+        .into_iter()
+        .filter(|h| h.contains("sparkle"))
+        .collect();
+    assert_eq!(
+        warnings,
+        ["w.xml:2:45: warning: unknown tag `<sparkle>` in a <block> is ignored"]
+    );
+}

@@ -76,10 +76,7 @@ impl Default for LoadOptions {
 /// The MVSim definitions and models shipped with Passerby (`data/mvsim`), laid out as a ROS
 /// install prefix.
 pub fn bundled_mvsim_data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/mvsim")
-        .components()
-        .collect()
+    loader::normalize(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/mvsim"))
 }
 
 /// The result of a load: the world if there was no error, and every diagnostic.

@@ -36,11 +36,8 @@ impl Loader<'_> {
         if uri.is_empty() || uri.contains("://") {
             return uri.to_owned();
         }
-        let path = std::path::Path::new(uri);
-        if path.is_absolute() {
-            return uri.to_owned();
-        }
-        crate::loader::normalize(&self.dir_of(span).join(path))
+        // Absolute paths are tidied too (`${MVSIM_CURRENT_FILE_DIRECTORY}/../models/x.dae`).
+        crate::loader::normalize(&self.dir_of(span).join(uri))
             .display()
             .to_string()
     }

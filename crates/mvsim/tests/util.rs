@@ -4,17 +4,29 @@ use passerby_mvsim::{Environment, LoadOptions, Loaded, load_world_file, load_wor
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Removes `.` and `..` components without touching the disk (as the loader does).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The project root (two levels above this crate).
 pub fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .components()
-        .collect()
+    lexical(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
 /// `../shared` beside the project.
 pub fn shared() -> PathBuf {
-    project_root().join("../shared").components().collect()
+    lexical(&project_root().join("../shared"))
 }
 
 /// Options with a fixed, empty environment (plus `vars`).

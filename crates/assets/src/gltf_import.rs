@@ -1,0 +1,506 @@
+//! glTF 2.0 / GLB import through the `gltf` crate.
+//!
+//! Buffers are resolved here (GLB binary chunk, files relative to the glTF file, base64 data
+//! URIs) rather than by the crate's `import` feature, so that a missing or short buffer is a
+//! clear error and images are only located, not decoded (no image codecs in the build).
+//! The model keeps glTF's frame: +Y up, +Z forward, metres.
+
+use crate::AssetError;
+use crate::model::*;
+use glam::{Mat4, Quat, Vec2, Vec3};
+use std::path::Path;
+
+/// Imports a `.gltf` or `.glb` file.
+pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
+    let invalid = |reason: String| AssetError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let gltf = gltf::Gltf::from_slice(bytes)
+        .map_err(|e| invalid(format!("not a valid glTF file: {e}")))?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    for buffer in gltf.buffers() {
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                invalid("buffer refers to a GLB binary chunk that is missing".into())
+            })?,
+            gltf::buffer::Source::Uri(uri) => read_uri(dir, uri)
+                .map_err(|reason| invalid(format!("buffer {}: {reason}", buffer.index())))?,
+        };
+        if data.len() < buffer.length() {
+            return Err(invalid(format!(
+                "buffer {} holds {} bytes but declares {}",
+                buffer.index(),
+                data.len(),
+                buffer.length()
+            )));
+        }
+        buffers.push(data);
+    }
+    // The gltf crate's readers index slices by the validated accessor ranges; the length check
+    // above makes them in range. A panic inside it would still be a bug of ours or the crate's,
+    // so it is turned into an error rather than allowed to abort the simulator.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build(path, &gltf, &buffers, dir)
+    }));
+    result.unwrap_or_else(|_| {
+        Err(invalid(
+            "the glTF reader failed on this file (malformed accessors?)".into(),
+        ))
+    })
+}
+
+fn read_uri(dir: &Path, uri: &str) -> Result<Vec<u8>, String> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let (meta, payload) = rest.split_once(',').ok_or("malformed data URI")?;
+        if !meta.ends_with(";base64") {
+            return Err("only base64 data URIs are supported".into());
+        }
+        return base64_decode(payload).ok_or_else(|| "invalid base64 in data URI".into());
+    }
+    let decoded = percent_decode(uri);
+    let file = dir.join(&decoded);
+    std::fs::read(&file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))
+}
+
+fn percent_decode(s: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let clean: Vec<u8> = s
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= value(c)? << (18 - 6 * i);
+        }
+        let bytes = [(acc >> 16) as u8, (acc >> 8) as u8, acc as u8];
+        match chunk.len() {
+            4 => out.extend_from_slice(&bytes),
+            3 => out.extend_from_slice(&bytes[..2]),
+            2 => out.push(bytes[0]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn build(
+    path: &Path,
+    gltf: &gltf::Gltf,
+    buffers: &[Vec<u8>],
+    dir: &Path,
+) -> Result<Model, AssetError> {
+    let invalid = |reason: String| AssetError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
+    let mut warnings = Vec::new();
+
+    // Nodes and the hierarchy.
+    let mut nodes: Vec<Node> = gltf
+        .nodes()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            Node {
+                name: n
+                    .name()
+                    .map_or_else(|| format!("node_{}", n.index()), str::to_owned),
+                parent: None,
+                rest: Trs {
+                    translation: Vec3::from(t),
+                    rotation: Quat::from_array(r).normalize(),
+                    scale: Vec3::from(s),
+                },
+            }
+        })
+        .collect();
+    for n in gltf.nodes() {
+        for c in n.children() {
+            if nodes[c.index()].parent.is_some() {
+                return Err(invalid(format!("node {} has two parents", c.index())));
+            }
+            nodes[c.index()].parent = Some(n.index());
+        }
+    }
+    let eval_order =
+        parents_first(&nodes).ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
+
+    // Materials.
+    let materials = gltf
+        .materials()
+        .map(|m| {
+            let pbr = m.pbr_metallic_roughness();
+            let texture = pbr.base_color_texture().map(|info| {
+                let image = info.texture().source();
+                match image.source() {
+                    gltf::image::Source::View { .. } => Texture {
+                        source: format!("embedded #{}", image.index()),
+                        found: true,
+                    },
+                    gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => Texture {
+                        source: "data URI".into(),
+                        found: true,
+                    },
+                    gltf::image::Source::Uri { uri, .. } => {
+                        let file = dir.join(percent_decode(uri));
+                        Texture {
+                            found: file.is_file(),
+                            source: file.display().to_string(),
+                        }
+                    }
+                }
+            });
+            Material {
+                name: m.name().map_or_else(
+                    || format!("material_{}", m.index().unwrap_or(0)),
+                    str::to_owned,
+                ),
+                base_color: pbr.base_color_factor(),
+                texture,
+            }
+        })
+        .collect();
+
+    // Skins.
+    let mut skins = Vec::new();
+    for skin in gltf.skins() {
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        let reader = skin.reader(get);
+        let inverse_bind: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
+            Some(m) => m.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+            None => vec![Mat4::IDENTITY; joints.len()],
+        };
+        if inverse_bind.len() < joints.len() {
+            return Err(invalid(format!(
+                "skin {} has {} joints but {} inverse bind matrices",
+                skin.index(),
+                joints.len(),
+                inverse_bind.len()
+            )));
+        }
+        skins.push(Skin {
+            name: skin
+                .name()
+                .map_or_else(|| format!("skin_{}", skin.index()), str::to_owned),
+            joints,
+            inverse_bind,
+        });
+    }
+
+    // Meshes: one per primitive, placed by every node that instantiates the glTF mesh.
+    let mut meshes = Vec::new();
+    let mut renormalized = 0usize;
+    for node in gltf.nodes() {
+        let Some(mesh) = node.mesh() else { continue };
+        for (pi, prim) in mesh.primitives().enumerate() {
+            if prim.mode() != gltf::mesh::Mode::Triangles {
+                warnings.push(format!(
+                    "mesh {} primitive {pi}: mode {:?} skipped (only triangles are used)",
+                    mesh.index(),
+                    prim.mode()
+                ));
+                continue;
+            }
+            let reader = prim.reader(get);
+            let positions: Vec<Vec3> = reader
+                .read_positions()
+                .map(|p| p.map(Vec3::from).collect())
+                .unwrap_or_default();
+            let count = positions.len();
+            let normals: Vec<Vec3> = reader
+                .read_normals()
+                .map(|p| p.map(Vec3::from).collect())
+                .unwrap_or_default();
+            let uvs: Vec<Vec2> = reader
+                .read_tex_coords(0)
+                .map(|t| t.into_f32().map(Vec2::from).collect())
+                .unwrap_or_default();
+            let indices: Vec<u32> = match reader.read_indices() {
+                Some(i) => i.into_u32().collect(),
+                None => (0..count as u32).collect(),
+            };
+            if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
+                return Err(invalid(format!(
+                    "mesh {} uses vertex {bad} of {count}",
+                    mesh.index()
+                )));
+            }
+            let triangles: Vec<[u32; 3]> = indices
+                .chunks_exact(3)
+                .map(|t| [t[0], t[1], t[2]])
+                .collect();
+            let skin = match node.skin() {
+                Some(skin) => {
+                    let n_joints = skins[skin.index()].joints.len();
+                    let (joints, weights, fixed) = read_influences(&reader, count, n_joints)
+                        .map_err(|reason| invalid(format!("mesh {}: {reason}", mesh.index())))?;
+                    renormalized += fixed;
+                    Some(SkinBinding {
+                        skin: skin.index(),
+                        joints,
+                        weights,
+                    })
+                }
+                None => None,
+            };
+            let name = match mesh.name() {
+                Some(n) if mesh.primitives().len() > 1 => format!("{n}.{pi}"),
+                Some(n) => n.to_owned(),
+                None => format!("mesh_{}.{pi}", mesh.index()),
+            };
+            meshes.push(Mesh {
+                name,
+                node: node.index(),
+                positions,
+                normals,
+                uvs,
+                triangles,
+                material: prim.material().index(),
+                skin,
+            });
+        }
+    }
+    if renormalized > 0 {
+        warnings.push(format!("{renormalized} vertices had skin weights not summing to 1 (or more than 4 influences); renormalized"));
+    }
+
+    // Clips.
+    let mut clips = Vec::new();
+    for anim in gltf.animations() {
+        let mut channels = Vec::new();
+        for ch in anim.channels() {
+            let reader = ch.reader(get);
+            let property = match ch.target().property() {
+                gltf::animation::Property::Translation => Property::Translation,
+                gltf::animation::Property::Rotation => Property::Rotation,
+                gltf::animation::Property::Scale => Property::Scale,
+                gltf::animation::Property::MorphTargetWeights => {
+                    warnings.push(format!(
+                        "animation {}: morph target weights are not supported; channel skipped",
+                        anim.index()
+                    ));
+                    continue;
+                }
+            };
+            let interpolation = match ch.sampler().interpolation() {
+                gltf::animation::Interpolation::Step => Interpolation::Step,
+                gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+            };
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .map(|i| i.collect())
+                .unwrap_or_default();
+            let values: Vec<f32> = match reader.read_outputs() {
+                Some(gltf::animation::util::ReadOutputs::Translations(v)) => v.flatten().collect(),
+                Some(gltf::animation::util::ReadOutputs::Scales(v)) => v.flatten().collect(),
+                Some(gltf::animation::util::ReadOutputs::Rotations(v)) => {
+                    v.into_f32().flatten().collect()
+                }
+                _ => Vec::new(),
+            };
+            let width = if property == Property::Rotation { 4 } else { 3 };
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3 * width
+            } else {
+                width
+            };
+            if times.is_empty() || values.len() != times.len() * per_key {
+                return Err(invalid(format!(
+                    "animation {} channel: {} keys but {} values",
+                    anim.index(),
+                    times.len(),
+                    values.len()
+                )));
+            }
+            if times.windows(2).any(|w| w[1] <= w[0]) || times.iter().any(|t| !t.is_finite()) {
+                return Err(invalid(format!(
+                    "animation {} channel: key times must increase",
+                    anim.index()
+                )));
+            }
+            channels.push(Channel {
+                node: ch.target().node().index(),
+                property,
+                interpolation,
+                times,
+                values,
+            });
+        }
+        let duration = channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0f32, f32::max);
+        let name = anim
+            .name()
+            .map_or_else(|| format!("animation_{}", anim.index()), str::to_owned);
+        clips.push((
+            anim.name().is_none(),
+            Clip {
+                name,
+                duration,
+                channels,
+            },
+        ));
+    }
+    // Files that split one clip into one unnamed animation per joint can play them together.
+    let unnamed: Vec<&Clip> = clips.iter().filter(|(u, _)| *u).map(|(_, c)| c).collect();
+    let combined = (unnamed.len() > 1).then(|| Clip {
+        name: ALL_UNNAMED.to_owned(),
+        duration: unnamed.iter().map(|c| c.duration).fold(0.0, f32::max),
+        channels: unnamed
+            .iter()
+            .flat_map(|c| c.channels.iter().cloned())
+            .collect(),
+    });
+    let mut clips: Vec<Clip> = clips.into_iter().map(|(_, c)| c).collect();
+    clips.extend(combined);
+
+    Ok(Model {
+        source: path.to_path_buf(),
+        frame: ModelFrame {
+            description: "glTF: +Y up, +Z forward, right-handed, metres".into(),
+            up: Vec3::Y,
+            metres_per_unit: 1.0,
+        },
+        nodes,
+        eval_order,
+        meshes,
+        skins,
+        clips,
+        materials,
+        warnings,
+    })
+}
+
+/// Name of the clip that plays every unnamed animation of a file together.
+pub const ALL_UNNAMED: &str = "all_unnamed";
+
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>, usize);
+
+/// Reads JOINTS_n/WEIGHTS_n, keeps the 4 largest influences and makes weights sum to 1.
+fn read_influences<'a, 's, F>(
+    reader: &gltf::mesh::Reader<'a, 's, F>,
+    count: usize,
+    n_joints: usize,
+) -> Result<Influences, String>
+where
+    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let mut all: Vec<Vec<(u16, f32)>> = vec![Vec::new(); count];
+    let mut set = 0;
+    while let (Some(j), Some(w)) = (reader.read_joints(set), reader.read_weights(set)) {
+        let joints: Vec<[u16; 4]> = j.into_u16().collect();
+        let weights: Vec<[f32; 4]> = w.into_f32().collect();
+        if joints.len() != count || weights.len() != count {
+            return Err(format!(
+                "JOINTS_{set}/WEIGHTS_{set} do not have one entry per vertex"
+            ));
+        }
+        for (v, (js, ws)) in joints.iter().zip(&weights).enumerate() {
+            for k in 0..4 {
+                if ws[k] > 0.0 {
+                    if js[k] as usize >= n_joints {
+                        return Err(format!(
+                            "vertex {v} refers to joint {} of {n_joints}",
+                            js[k]
+                        ));
+                    }
+                    all[v].push((js[k], ws[k]));
+                }
+            }
+        }
+        set += 1;
+    }
+    if set == 0 {
+        return Err("a skinned mesh without JOINTS_0/WEIGHTS_0".into());
+    }
+    let mut joints = Vec::with_capacity(count);
+    let mut weights = Vec::with_capacity(count);
+    let mut fixed = 0;
+    for mut infl in all {
+        infl.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let too_many = infl.len() > 4;
+        infl.truncate(4);
+        let sum: f32 = infl.iter().map(|i| i.1).sum();
+        let (mut js, mut ws) = ([0u16; 4], [0f32; 4]);
+        for (k, (j, w)) in infl.iter().enumerate() {
+            js[k] = *j;
+            ws[k] = if sum > 0.0 { w / sum } else { 0.0 };
+        }
+        if too_many || (sum - 1.0).abs() > 1e-3 {
+            fixed += 1;
+        }
+        joints.push(js);
+        weights.push(ws);
+    }
+    Ok((joints, weights, fixed))
+}
+
+/// Node indices ordered parents first; `None` if the parent links form a cycle.
+pub(crate) fn parents_first(nodes: &[Node]) -> Option<Vec<usize>> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            children.get_mut(p)?.push(i);
+        }
+    }
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].parent.is_none())
+        .rev()
+        .collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(children[i].iter().rev());
+    }
+    (order.len() == nodes.len()).then_some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_and_percent_decoding() {
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(base64_decode("aGVsbG8gd29ybGQ").unwrap(), b"hello world");
+        assert!(base64_decode("a$==").is_none());
+        assert_eq!(percent_decode("my%20file.bin"), "my file.bin");
+        assert_eq!(percent_decode("bad%zz"), "bad%zz");
+        assert_eq!(percent_decode("end%2"), "end%2");
+    }
+}

@@ -1,0 +1,92 @@
+//! 3D models: import, animation sampling and CPU skinning.
+//!
+//! Owns: reading model files into one [`Model`] type (node hierarchy, triangle meshes with
+//! normals and UVs, materials, skins with inverse bind matrices and up to four weights per
+//! vertex, named clips with per-channel keyframes), sampling a clip into a [`Pose`], and
+//! posing/skinning meshes into caller-provided buffers with a reusable [`Poser`].
+//! Models stay in their file's own frame ([`Model::frame`]); converting to a world's frame
+//! (MVSim's `model_*` settings) is the caller's business.
+//!
+//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB.
+//!
+//! ```no_run
+//! use passerby_assets::{load_model, Pose, Poser, Wrap};
+//! let model = load_model("Walker.glb".as_ref()).unwrap();
+//! let walk = model.clip("Walk").unwrap();
+//! let mut pose = Pose::rest(&model);
+//! pose.sample(&model, walk, 0.25, Wrap::Loop);
+//! let vertices = Poser::new().posed_vertices(&model, &pose);
+//! ```
+
+mod anim;
+mod gltf_import;
+mod model;
+mod skin;
+
+pub use anim::{Pose, Wrap, clip_time};
+pub use gltf_import::ALL_UNNAMED;
+pub use model::*;
+pub use skin::Poser;
+
+use std::path::{Path, PathBuf};
+
+/// Why a model could not be loaded or used.
+#[derive(Debug, thiserror::Error)]
+pub enum AssetError {
+    /// The file cannot be read.
+    #[error("cannot read model `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The format is not one we read.
+    #[error("model `{path}`: unsupported format `{extension}` (expected .gltf or .glb)")]
+    UnsupportedFormat {
+        /// The file.
+        path: PathBuf,
+        /// Its extension.
+        extension: String,
+    },
+    /// The file is malformed.
+    #[error("model `{path}`: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A clip name that the model does not have.
+    #[error("model `{path}` has no clip '{clip}'; its clips are: {available}")]
+    NoSuchClip {
+        /// The name asked for.
+        clip: String,
+        /// The file.
+        path: PathBuf,
+        /// The clips it has.
+        available: String,
+    },
+}
+
+/// Loads a model file, choosing the importer by extension.
+pub fn load_model(path: &Path) -> Result<Model, AssetError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match extension.as_str() {
+        "gltf" | "glb" => {
+            let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            gltf_import::import(path, &bytes)
+        }
+        _ => Err(AssetError::UnsupportedFormat {
+            path: path.to_path_buf(),
+            extension,
+        }),
+    }
+}

@@ -1,0 +1,225 @@
+//! The in-memory model every importer produces: a node hierarchy, triangle meshes, skins and
+//! animation clips, in the file's own frame and units.
+
+use glam::{Mat4, Quat, Vec2, Vec3};
+use std::path::PathBuf;
+
+/// A local transform as translation, rotation, scale (applied scale first, then rotation,
+/// then translation: `parent_from_node = T · R · S`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trs {
+    /// Translation.
+    pub translation: Vec3,
+    /// Rotation (unit quaternion).
+    pub rotation: Quat,
+    /// Scale per axis.
+    pub scale: Vec3,
+}
+
+impl Default for Trs {
+    fn default() -> Self {
+        Trs {
+            translation: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            scale: Vec3::ONE,
+        }
+    }
+}
+
+impl Trs {
+    /// The transform as a matrix.
+    pub fn matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// A node of the hierarchy (a bone, a mesh holder, or a group).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Name (`node_<index>` when the file has none).
+    pub name: String,
+    /// Parent node, `None` for a root.
+    pub parent: Option<usize>,
+    /// The rest (bind-time) local transform, `parent_from_node`.
+    pub rest: Trs,
+}
+
+/// Which frame the model's coordinates are in, as the file format defines it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelFrame {
+    /// Human-readable description, e.g. "glTF: +Y up, +Z forward, metres".
+    pub description: String,
+    /// The up axis of the file, in its own coordinates.
+    pub up: Vec3,
+    /// Metres per file unit.
+    pub metres_per_unit: f32,
+}
+
+/// Per-vertex skinning data of a mesh: up to four influences, weights summing to 1.
+#[derive(Clone, Debug)]
+pub struct SkinBinding {
+    /// The skin (index into [`Model::skins`]).
+    pub skin: usize,
+    /// Joint indices into the skin's joint list, per vertex.
+    pub joints: Vec<[u16; 4]>,
+    /// Weights per vertex (unused slots are 0).
+    pub weights: Vec<[f32; 4]>,
+}
+
+/// A triangle mesh.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    /// Name (`mesh_<index>` when the file has none).
+    pub name: String,
+    /// The node that places the mesh (ignored for skinned meshes, as glTF specifies).
+    pub node: usize,
+    /// Vertex positions in the mesh's own frame.
+    pub positions: Vec<Vec3>,
+    /// Vertex normals (empty if the file has none).
+    pub normals: Vec<Vec3>,
+    /// Texture coordinates (empty if the file has none).
+    pub uvs: Vec<Vec2>,
+    /// Triangles, as vertex indices.
+    pub triangles: Vec<[u32; 3]>,
+    /// Material (index into [`Model::materials`]).
+    pub material: Option<usize>,
+    /// Skinning, for a skinned mesh.
+    pub skin: Option<SkinBinding>,
+}
+
+/// A skin: the joints that deform a mesh and their inverse bind matrices.
+#[derive(Clone, Debug)]
+pub struct Skin {
+    /// Name.
+    pub name: String,
+    /// The joint nodes.
+    pub joints: Vec<usize>,
+    /// `joint_from_model_at_bind` per joint.
+    pub inverse_bind: Vec<Mat4>,
+}
+
+/// A material: base colour and optional texture.
+#[derive(Clone, Debug)]
+pub struct Material {
+    /// Name.
+    pub name: String,
+    /// Linear RGBA base colour factor.
+    pub base_color: [f32; 4],
+    /// Base colour texture, when it has one.
+    pub texture: Option<Texture>,
+}
+
+/// Where a texture image is.
+#[derive(Clone, Debug)]
+pub struct Texture {
+    /// A file path, `embedded #N` for an image inside the file, or a data URI summary.
+    pub source: String,
+    /// Whether the image was found (embedded, or the file exists).
+    pub found: bool,
+}
+
+/// What an animation channel drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// Node translation.
+    Translation,
+    /// Node rotation.
+    Rotation,
+    /// Node scale.
+    Scale,
+}
+
+/// How values between keys are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Hold the previous key.
+    Step,
+    /// Linear (spherical for rotations).
+    Linear,
+    /// Cubic Hermite with in/out tangents per key.
+    CubicSpline,
+}
+
+/// One animated property of one node.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// The node.
+    pub node: usize,
+    /// What is animated.
+    pub property: Property,
+    /// How.
+    pub interpolation: Interpolation,
+    /// Key times, seconds, strictly increasing.
+    pub times: Vec<f32>,
+    /// Key values, 3 (translation, scale) or 4 (rotation, x y z w) floats per key; with
+    /// [`Interpolation::CubicSpline`] three such groups per key: in-tangent, value, out-tangent.
+    pub values: Vec<f32>,
+}
+
+/// A named animation clip.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    /// Name (`animation_<index>` when the file has none).
+    pub name: String,
+    /// Seconds from 0 to the last key of any channel.
+    pub duration: f32,
+    /// The channels.
+    pub channels: Vec<Channel>,
+}
+
+/// A loaded model.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The file it came from.
+    pub source: PathBuf,
+    /// The frame of its coordinates.
+    pub frame: ModelFrame,
+    /// All nodes; [`Model::eval_order`] lists them parents first.
+    pub nodes: Vec<Node>,
+    /// Node indices with every parent before its children.
+    pub eval_order: Vec<usize>,
+    /// Meshes.
+    pub meshes: Vec<Mesh>,
+    /// Skins.
+    pub skins: Vec<Skin>,
+    /// Clips.
+    pub clips: Vec<Clip>,
+    /// Materials.
+    pub materials: Vec<Material>,
+    /// Things fixed at import that the user may want to know (one line each).
+    pub warnings: Vec<String>,
+}
+
+impl Model {
+    /// The clip with this name, or an error listing the clips there are.
+    pub fn clip(&self, name: &str) -> Result<&Clip, crate::AssetError> {
+        self.clips
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| crate::AssetError::NoSuchClip {
+                clip: name.to_owned(),
+                path: self.source.clone(),
+                available: self
+                    .clips
+                    .iter()
+                    .map(|c| format!("'{}'", c.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Total vertices over all meshes.
+    pub fn vertex_count(&self) -> usize {
+        self.meshes.iter().map(|m| m.positions.len()).sum()
+    }
+
+    /// Total triangles over all meshes.
+    pub fn triangle_count(&self) -> usize {
+        self.meshes.iter().map(|m| m.triangles.len()).sum()
+    }
+
+    /// The node with this name.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}

@@ -1,0 +1,72 @@
+//! Broken model files give errors that name the file and the problem; nothing panics.
+
+use passerby_assets::{AssetError, load_model};
+use std::path::PathBuf;
+
+fn samples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/samples")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("passerby-assets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir.join(name)
+}
+
+#[test]
+fn truncated_and_corrupt_files() {
+    let glb = std::fs::read(samples().join("CesiumMan.glb")).unwrap();
+    for (name, bytes) in [
+        ("half.glb", glb[..glb.len() / 2].to_vec()),
+        ("header.glb", glb[..20].to_vec()),
+        (
+            "noise.glb",
+            (0..5000u32)
+                .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+                .collect(),
+        ),
+        ("empty.gltf", Vec::new()),
+    ] {
+        let path = temp(name);
+        std::fs::write(&path, bytes).unwrap();
+        let err = load_model(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("model `{}`: ", path.display())),
+            "{err}"
+        );
+    }
+    // Every prefix of a small file: an error or a model, never a panic.
+    let gltf = std::fs::read(samples().join("RiggedSimple/RiggedSimple.gltf")).unwrap();
+    for cut in (0..gltf.len()).step_by(97) {
+        let path = temp("prefix.gltf");
+        std::fs::write(&path, &gltf[..cut]).unwrap();
+        let _ = load_model(&path);
+    }
+}
+
+#[test]
+fn missing_external_buffer_is_named() {
+    let text = std::fs::read_to_string(samples().join("RiggedSimple/RiggedSimple.gltf")).unwrap();
+    let path = temp("lonely.gltf");
+    std::fs::write(&path, text).unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("buffer 0: cannot read") && err.contains("RiggedSimple0.bin"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unsupported_format_and_missing_file() {
+    assert!(matches!(
+        load_model("x.3ds".as_ref()),
+        Err(AssetError::UnsupportedFormat { .. })
+    ));
+    let err = load_model("/nonexistent/m.glb".as_ref())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("cannot read model `/nonexistent/m.glb`"),
+        "{err}"
+    );
+}

@@ -45,6 +45,9 @@ pub struct GlobalArgs {
 enum Command {
     /// Load and validate a world, and print a summary of what it holds.
     Check(commands::check::CheckArgs),
+    /// Inspect a 3D model file, or pose it at an instant of a clip.
+    #[command(subcommand)]
+    Model(commands::model::ModelCommand),
     /// Simulate a world and record its sensors (not available yet).
     Run(commands::reserved::ReservedArgs),
     /// Measure ray-casting speed on a world's sensors (not available yet).
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         .init();
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(&cli.global, args),
+        Command::Model(command) => commands::model::run(command),
         Command::Run(_) => commands::reserved::run(
             "run",
             "the simulation loop and MCAP recording (issues #5 and #8)",

@@ -131,3 +131,46 @@ fn help_and_version() {
     let out = passerby(&["check", "--help"]);
     assert!(text(&out.stdout).contains("WORLD"));
 }
+
+#[test]
+fn model_inspect_and_pose() {
+    let out = passerby(&["model", "inspect", "../shared/assets/characters/Walker.glb"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("meshes: 1 (1180 vertices, 1040 triangles)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  'Walk': 1.000 s, 33 channels"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("11 joints: Hips, Spine, Head"), "{stdout}");
+
+    let ply = std::env::temp_dir().join(format!("passerby-posed-{}.ply", std::process::id()));
+    let out = passerby(&[
+        "model",
+        "pose",
+        "../shared/assets/characters/Walker.glb",
+        "--clip",
+        "Run",
+        "--time",
+        "0.3",
+        "--out",
+        ply.to_str().expect("utf-8"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&ply).expect("ply written");
+    assert!(written.starts_with("ply\nformat ascii 1.0\n"));
+    assert_eq!(written.lines().count(), 10 + 1180 + 1040);
+
+    let out = passerby(&[
+        "model",
+        "pose",
+        "../shared/assets/characters/Walker.glb",
+        "--clip",
+        "Jog",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("has no clip 'Jog'; its clips are: 'Idle', 'Run', 'Walk'"));
+}

@@ -18,12 +18,19 @@ fn synthetic_character() -> Model {
         .map(|i| Node {
             name: format!("j{i}"),
             parent: i.checked_sub(1),
-            rest: Trs { translation: Vec3::new(0.0, if i == 0 { 0.0 } else { 0.03 }, 0.0), ..Trs::default() },
+            rest: Trs {
+                translation: Vec3::new(0.0, if i == 0 { 0.0 } else { 0.03 }, 0.0),
+                ..Trs::default()
+            },
         })
         .collect();
     let mut inverse_bind = Vec::new();
     for i in 0..JOINTS {
-        inverse_bind.push(Mat4::from_translation(Vec3::new(0.0, -0.03 * i as f32, 0.0)));
+        inverse_bind.push(Mat4::from_translation(Vec3::new(
+            0.0,
+            -0.03 * i as f32,
+            0.0,
+        )));
     }
     let mut positions = Vec::new();
     let mut joints = Vec::new();
@@ -51,7 +58,13 @@ fn synthetic_character() -> Model {
         .collect();
     Model {
         source: "synthetic".into(),
-        frame: ModelFrame { description: "synthetic".into(), up: Vec3::Y, metres_per_unit: 1.0 },
+        frame: ModelFrame {
+            description: "synthetic".into(),
+            right: Vec3::X,
+            up: Vec3::Y,
+            front: Vec3::Z,
+            metres_per_unit: 1.0,
+        },
         eval_order: (0..JOINTS).collect(),
         nodes,
         meshes: vec![Mesh {
@@ -62,10 +75,22 @@ fn synthetic_character() -> Model {
             uvs: vec![],
             triangles: vec![],
             material: None,
-            skin: Some(SkinBinding { skin: 0, joints, weights }),
+            skin: Some(SkinBinding {
+                skin: 0,
+                joints,
+                weights,
+            }),
         }],
-        skins: vec![Skin { name: "skin".into(), joints: (0..JOINTS).collect(), inverse_bind }],
-        clips: vec![Clip { name: "wave".into(), duration: 1.0, channels }],
+        skins: vec![Skin {
+            name: "skin".into(),
+            joints: (0..JOINTS).collect(),
+            inverse_bind,
+        }],
+        clips: vec![Clip {
+            name: "wave".into(),
+            duration: 1.0,
+            channels,
+        }],
         materials: vec![],
         warnings: vec![],
     }

@@ -289,7 +289,9 @@ mod tests {
             source: "m".into(),
             frame: crate::model::ModelFrame {
                 description: String::new(),
+                right: Vec3::X,
                 up: Vec3::Y,
+                front: Vec3::Z,
                 metres_per_unit: 1.0,
             },
             nodes: vec![Node {

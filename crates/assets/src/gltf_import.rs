@@ -392,8 +392,10 @@ fn build(
     Ok(Model {
         source: path.to_path_buf(),
         frame: ModelFrame {
-            description: "glTF: +Y up, +Z forward, right-handed, metres".into(),
+            description: "glTF: +Y up, +Z front, right-handed, metres".into(),
+            right: Vec3::X,
             up: Vec3::Y,
+            front: Vec3::Z,
             metres_per_unit: 1.0,
         },
         nodes,
@@ -448,8 +450,14 @@ where
     if set == 0 {
         return Err("a skinned mesh without JOINTS_0/WEIGHTS_0".into());
     }
-    let mut joints = Vec::with_capacity(count);
-    let mut weights = Vec::with_capacity(count);
+    Ok(top_four(all))
+}
+
+/// Keeps each vertex's four largest influences and makes its weights sum to 1; returns the
+/// per-vertex joints and weights and how many vertices needed fixing.
+pub(crate) fn top_four(all: Vec<Vec<(u16, f32)>>) -> Influences {
+    let mut joints = Vec::with_capacity(all.len());
+    let mut weights = Vec::with_capacity(all.len());
     let mut fixed = 0;
     for mut infl in all {
         infl.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -467,7 +475,7 @@ where
         joints.push(js);
         weights.push(ws);
     }
-    Ok((joints, weights, fixed))
+    (joints, weights, fixed)
 }
 
 /// Node indices ordered parents first; `None` if the parent links form a cycle.

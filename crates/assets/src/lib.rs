@@ -7,7 +7,7 @@
 //! Models stay in their file's own frame ([`Model::frame`]); converting to a world's frame
 //! (MVSim's `model_*` settings) is the caller's business.
 //!
-//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB.
+//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB, FBX.
 //!
 //! ```no_run
 //! use passerby_assets::{load_model, Pose, Poser, Wrap};
@@ -19,6 +19,7 @@
 //! ```
 
 mod anim;
+mod fbx_import;
 mod gltf_import;
 mod model;
 mod skin;
@@ -42,7 +43,7 @@ pub enum AssetError {
         source: std::io::Error,
     },
     /// The format is not one we read.
-    #[error("model `{path}`: unsupported format `{extension}` (expected .gltf or .glb)")]
+    #[error("model `{path}`: unsupported format `{extension}` (expected .gltf, .glb or .fbx)")]
     UnsupportedFormat {
         /// The file.
         path: PathBuf,
@@ -76,17 +77,19 @@ pub fn load_model(path: &Path) -> Result<Model, AssetError> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    match extension.as_str() {
-        "gltf" | "glb" => {
-            let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+    let import: fn(&Path, &[u8]) -> Result<Model, AssetError> = match extension.as_str() {
+        "gltf" | "glb" => gltf_import::import,
+        "fbx" => fbx_import::import,
+        _ => {
+            return Err(AssetError::UnsupportedFormat {
                 path: path.to_path_buf(),
-                source,
-            })?;
-            gltf_import::import(path, &bytes)
+                extension,
+            });
         }
-        _ => Err(AssetError::UnsupportedFormat {
-            path: path.to_path_buf(),
-            extension,
-        }),
-    }
+    };
+    let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    import(path, &bytes)
 }

@@ -49,10 +49,25 @@ pub struct Node {
 pub struct ModelFrame {
     /// Human-readable description, e.g. "glTF: +Y up, +Z forward, metres".
     pub description: String,
-    /// The up axis of the file, in its own coordinates.
+    /// The file's right axis, in its own coordinates.
+    pub right: Vec3,
+    /// The file's up axis.
     pub up: Vec3,
+    /// The file's front axis: the direction a character faces, towards a viewer in front of it.
+    pub front: Vec3,
     /// Metres per file unit.
     pub metres_per_unit: f32,
+}
+
+impl ModelFrame {
+    /// The transform from file coordinates to a right-handed, Z-up frame in metres whose front
+    /// is −Y (Blender's world frame): right → +X, up → +Z, front → −Y, scaled to metres.
+    pub fn z_up_metres_from_file(&self) -> Mat4 {
+        let file = glam::Mat3::from_cols(self.right, self.up, self.front);
+        let target = glam::Mat3::from_cols(Vec3::X, Vec3::Z, Vec3::NEG_Y);
+        Mat4::from_mat3(target * file.transpose())
+            * Mat4::from_scale(Vec3::splat(self.metres_per_unit))
+    }
 }
 
 /// Per-vertex skinning data of a mesh: up to four influences, weights summing to 1.

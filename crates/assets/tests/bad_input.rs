@@ -1,4 +1,5 @@
 //! Broken model files give errors that name the file and the problem; nothing panics.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
 
 use passerby_assets::{AssetError, load_model};
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn truncated_and_corrupt_files() {
     let glb = std::fs::read(samples().join("CesiumMan.glb")).unwrap();
+    let fbx = std::fs::read(samples().join("fbx/animation_with_skeleton.fbx")).unwrap();
     for (name, bytes) in [
         ("half.glb", glb[..glb.len() / 2].to_vec()),
         ("header.glb", glb[..20].to_vec()),
@@ -26,6 +28,14 @@ fn truncated_and_corrupt_files() {
                 .collect(),
         ),
         ("empty.gltf", Vec::new()),
+        ("half.fbx", fbx[..fbx.len() / 2].to_vec()),
+        ("header.fbx", fbx[..30].to_vec()),
+        (
+            "noise.fbx",
+            (0..5000u32)
+                .map(|i| (i.wrapping_mul(2246822519) >> 11) as u8)
+                .collect(),
+        ),
     ] {
         let path = temp(name);
         std::fs::write(&path, bytes).unwrap();

@@ -7,7 +7,7 @@
 //! Models stay in their file's own frame ([`Model::frame`]); converting to a world's frame
 //! (MVSim's `model_*` settings) is the caller's business.
 //!
-//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB, FBX.
+//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB, FBX, Collada 1.4.
 //!
 //! ```no_run
 //! use passerby_assets::{load_model, Pose, Poser, Wrap};
@@ -19,6 +19,7 @@
 //! ```
 
 mod anim;
+mod dae_import;
 mod fbx_import;
 mod gltf_import;
 mod model;
@@ -43,7 +44,9 @@ pub enum AssetError {
         source: std::io::Error,
     },
     /// The format is not one we read.
-    #[error("model `{path}`: unsupported format `{extension}` (expected .gltf, .glb or .fbx)")]
+    #[error(
+        "model `{path}`: unsupported format `{extension}` (expected .gltf, .glb, .fbx or .dae)"
+    )]
     UnsupportedFormat {
         /// The file.
         path: PathBuf,
@@ -80,6 +83,7 @@ pub fn load_model(path: &Path) -> Result<Model, AssetError> {
     let import: fn(&Path, &[u8]) -> Result<Model, AssetError> = match extension.as_str() {
         "gltf" | "glb" => gltf_import::import,
         "fbx" => fbx_import::import,
+        "dae" => dae_import::import,
         _ => {
             return Err(AssetError::UnsupportedFormat {
                 path: path.to_path_buf(),

@@ -18,6 +18,7 @@ fn temp(name: &str) -> PathBuf {
 fn truncated_and_corrupt_files() {
     let glb = std::fs::read(samples().join("CesiumMan.glb")).unwrap();
     let fbx = std::fs::read(samples().join("fbx/animation_with_skeleton.fbx")).unwrap();
+    let dae = std::fs::read(samples().join("collada/box_nested_animation.dae")).unwrap();
     for (name, bytes) in [
         ("half.glb", glb[..glb.len() / 2].to_vec()),
         ("header.glb", glb[..20].to_vec()),
@@ -29,6 +30,8 @@ fn truncated_and_corrupt_files() {
         ),
         ("empty.gltf", Vec::new()),
         ("half.fbx", fbx[..fbx.len() / 2].to_vec()),
+        ("half.dae", dae[..dae.len() / 2].to_vec()),
+        ("noise.dae", b"<COLLADA version=\"1.4.1\"><asset/><library_geometries><geometry id=\"g\"><mesh><vertices id=\"v\"><input semantic=\"POSITION\" source=\"#nowhere\"/></vertices></mesh></geometry></library_geometries></COLLADA>".to_vec()),
         ("header.fbx", fbx[..30].to_vec()),
         (
             "noise.fbx",

@@ -26,12 +26,15 @@ pub mod subst;
 pub mod values;
 pub mod xml;
 
+mod actors;
 mod elements;
+mod globals;
 mod loader;
 mod objects;
 mod params;
 mod raster;
 mod sensors;
+mod vehicles;
 
 use passerby_diag::{Diagnostic, SourceMap};
 use passerby_world::World;

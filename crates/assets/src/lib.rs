@@ -7,7 +7,7 @@
 //! Models stay in their file's own frame ([`Model::frame`]); converting to a world's frame
 //! (MVSim's `model_*` settings) is the caller's business.
 //!
-//! Must not touch: worlds, simulation time, ray casting. Formats today: glTF 2.0 / GLB, FBX, Collada 1.4.
+//! Must not touch: worlds, simulation time, ray casting. Formats: glTF 2.0 / GLB, FBX, Collada 1.4, OBJ + MTL, STL.
 //!
 //! ```no_run
 //! use passerby_assets::{load_model, Pose, Poser, Wrap};
@@ -22,13 +22,16 @@ mod anim;
 mod dae_import;
 mod fbx_import;
 mod gltf_import;
+mod mesh_import;
 mod model;
 mod skin;
+mod uri;
 
 pub use anim::{Pose, Wrap, clip_time};
 pub use gltf_import::ALL_UNNAMED;
 pub use model::*;
 pub use skin::Poser;
+pub use uri::{Resolver, UriError};
 
 use std::path::{Path, PathBuf};
 
@@ -45,7 +48,7 @@ pub enum AssetError {
     },
     /// The format is not one we read.
     #[error(
-        "model `{path}`: unsupported format `{extension}` (expected .gltf, .glb, .fbx or .dae)"
+        "model `{path}`: unsupported format `{extension}` (expected .gltf, .glb, .fbx, .dae, .obj or .stl)"
     )]
     UnsupportedFormat {
         /// The file.
@@ -84,6 +87,8 @@ pub fn load_model(path: &Path) -> Result<Model, AssetError> {
         "gltf" | "glb" => gltf_import::import,
         "fbx" => fbx_import::import,
         "dae" => dae_import::import,
+        "obj" => mesh_import::import_obj,
+        "stl" => mesh_import::import_stl,
         _ => {
             return Err(AssetError::UnsupportedFormat {
                 path: path.to_path_buf(),

@@ -1,0 +1,235 @@
+//! Model URIs as MVSim worlds write them, resolved to local files.
+//!
+//! - a local path (absolute, or relative to the world file that names it) or `file://PATH`;
+//! - `http(s)://HOST/PATH`: looked up in the asset cache (`--asset-cache DIR`, env
+//!   `PASSERBY_ASSET_CACHE`, default `~/.cache/passerby`), laid out like MVSim's model mirror:
+//!   the cache folder stands for a URL folder, so `https://mrpt.github.io/mvsim-models/x.dae`
+//!   is found as `CACHE/mrpt.github.io/mvsim-models/x.dae`, `CACHE/mvsim-models/x.dae` or
+//!   `CACHE/x.dae` (first match);
+//! - a path with an `ARCHIVE.zip/INNER` component: the archive is found as above (or locally)
+//!   and extracted once into a private folder under the system's temporary directory (never next
+//!   to the cache, which may be read-only), and `INNER` is read from there.
+//!
+//! There is no download in this build: a remote file missing from the cache is an error that
+//! lists where it was looked for, so the caller can warn once and use a placeholder.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a URI could not be turned into a readable file.
+#[derive(Debug, thiserror::Error)]
+pub enum UriError {
+    /// A local file that does not exist.
+    #[error("model file `{0}` does not exist")]
+    Missing(PathBuf),
+    /// A remote file that is not in the asset cache.
+    #[error(
+        "`{uri}` is not in the asset cache (looked for {looked}); downloading is not built in, so copy it there"
+    )]
+    NotCached {
+        /// The URI.
+        uri: String,
+        /// Where it was looked for.
+        looked: String,
+    },
+    /// The archive exists but does not contain the member.
+    #[error("archive `{archive}` has no member `{member}`")]
+    NoSuchMember {
+        /// The archive.
+        archive: PathBuf,
+        /// The member asked for.
+        member: String,
+    },
+    /// The archive cannot be read or extracted.
+    #[error("archive `{archive}`: {reason}")]
+    BadArchive {
+        /// The archive.
+        archive: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// Largest total size extracted from one archive (a guard against zip bombs).
+const MAX_EXTRACTED_BYTES: u64 = 2 << 30;
+
+/// Resolves model URIs against an asset cache.
+#[derive(Clone, Debug)]
+pub struct Resolver {
+    /// The asset cache folder.
+    pub cache_dir: PathBuf,
+    /// Where archives are extracted.
+    pub extract_dir: PathBuf,
+}
+
+impl Resolver {
+    /// A resolver over `cache_dir`, extracting into a per-user folder of the temporary directory.
+    pub fn new(cache_dir: PathBuf) -> Resolver {
+        Resolver {
+            cache_dir,
+            extract_dir: std::env::temp_dir().join("passerby-extracted"),
+        }
+    }
+
+    /// The default cache: `$PASSERBY_ASSET_CACHE`, else `~/.cache/passerby`.
+    pub fn default_cache_dir() -> PathBuf {
+        if let Some(dir) = std::env::var_os("PASSERBY_ASSET_CACHE") {
+            return PathBuf::from(dir);
+        }
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
+        home.join(".cache").join("passerby")
+    }
+
+    /// The local file a URI names; `base_dir` anchors relative paths.
+    pub fn resolve(&self, uri: &str, base_dir: &Path) -> Result<PathBuf, UriError> {
+        let uri = uri.trim();
+        if let Some(rest) = uri
+            .strip_prefix("http://")
+            .or_else(|| uri.strip_prefix("https://"))
+        {
+            let path = rest.split_once('/').map_or("", |(_, p)| p);
+            let host = rest.split('/').next().unwrap_or("");
+            let (archive, member) = split_archive(path);
+            let looked = self.cache_candidates(host, archive);
+            let Some(found) = looked.iter().find(|p| p.is_file()) else {
+                let looked = looked
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(UriError::NotCached {
+                    uri: uri.to_owned(),
+                    looked,
+                });
+            };
+            return match member {
+                Some(member) => self.extract_member(found, member),
+                None => Ok(found.clone()),
+            };
+        }
+        let local = uri.strip_prefix("file://").unwrap_or(uri);
+        let path = base_dir.join(local);
+        if path.is_file() {
+            return Ok(path);
+        }
+        let text = path.to_string_lossy().into_owned();
+        let (archive, member) = split_archive(&text);
+        match member {
+            Some(member) if Path::new(archive).is_file() => {
+                self.extract_member(Path::new(archive), member)
+            }
+            _ => Err(UriError::Missing(path)),
+        }
+    }
+
+    /// Where a remote path may be in the cache, most specific first.
+    fn cache_candidates(&self, host: &str, path: &str) -> Vec<PathBuf> {
+        let parts: Vec<&str> = path
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+            .collect();
+        let mut out = vec![self.cache_dir.join(host).join(parts.join("/"))];
+        for skip in 0..parts.len() {
+            out.push(self.cache_dir.join(parts[skip..].join("/")));
+        }
+        out
+    }
+
+    /// Extracts an archive once (all members, so that sibling files such as textures and
+    /// buffers are there too) and returns the path of `member` inside it.
+    fn extract_member(&self, archive: &Path, member: &str) -> Result<PathBuf, UriError> {
+        let bad = |reason: String| UriError::BadArchive {
+            archive: archive.to_path_buf(),
+            reason,
+        };
+        let meta = std::fs::metadata(archive).map_err(|e| bad(e.to_string()))?;
+        let mut hasher = DefaultHasher::new();
+        archive.hash(&mut hasher);
+        meta.len().hash(&mut hasher);
+        meta.modified().ok().hash(&mut hasher);
+        let stem = archive
+            .file_stem()
+            .map_or("archive".into(), |s| s.to_string_lossy().into_owned());
+        let dir = self
+            .extract_dir
+            .join(format!("{stem}-{:016x}", hasher.finish()));
+        let done = dir.join(".passerby-extracted");
+        if !done.is_file() {
+            let file = std::fs::File::open(archive).map_err(|e| bad(e.to_string()))?;
+            let mut zip =
+                zip::ZipArchive::new(file).map_err(|e| bad(format!("not a readable zip: {e}")))?;
+            let mut total = 0u64;
+            for i in 0..zip.len() {
+                let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
+                // `enclosed_name` refuses absolute paths and `..` (zip-slip).
+                let Some(name) = entry.enclosed_name() else {
+                    continue;
+                };
+                let target = dir.join(name);
+                if entry.is_dir() {
+                    std::fs::create_dir_all(&target).map_err(|e| bad(e.to_string()))?;
+                    continue;
+                }
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
+                }
+                let mut bytes = Vec::new();
+                let limit = MAX_EXTRACTED_BYTES.saturating_sub(total) + 1;
+                (&mut entry)
+                    .take(limit)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| bad(e.to_string()))?;
+                total += bytes.len() as u64;
+                if total > MAX_EXTRACTED_BYTES {
+                    return Err(bad(format!(
+                        "extracts to more than {MAX_EXTRACTED_BYTES} bytes"
+                    )));
+                }
+                std::fs::write(&target, bytes)
+                    .map_err(|e| bad(format!("cannot write `{}`: {e}", target.display())))?;
+            }
+            std::fs::write(&done, b"").map_err(|e| bad(e.to_string()))?;
+        }
+        let inner: PathBuf = Path::new(member)
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .collect();
+        let path = dir.join(&inner);
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(UriError::NoSuchMember {
+                archive: archive.to_path_buf(),
+                member: member.to_owned(),
+            })
+        }
+    }
+}
+
+/// Splits `a/b.zip/c/d.dae` into (`a/b.zip`, Some(`c/d.dae`)); no `.zip` component: (path, None).
+fn split_archive(path: &str) -> (&str, Option<&str>) {
+    match path.to_ascii_lowercase().find(".zip/") {
+        Some(i) => (&path[..i + 4], Some(&path[i + 5..])),
+        None => (path, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_paths_split_at_the_first_zip_component() {
+        assert_eq!(
+            split_archive("mvsim-models/pallet.zip/pallet/pallet.dae"),
+            ("mvsim-models/pallet.zip", Some("pallet/pallet.dae"))
+        );
+        assert_eq!(split_archive("A.ZIP/x"), ("A.ZIP", Some("x")));
+        assert_eq!(split_archive("models/x.dae"), ("models/x.dae", None));
+        assert_eq!(split_archive("x.zipper/y"), ("x.zipper/y", None));
+    }
+}

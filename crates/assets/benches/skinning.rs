@@ -64,6 +64,7 @@ fn synthetic_character() -> Model {
             up: Vec3::Y,
             front: Vec3::Z,
             metres_per_unit: 1.0,
+            assimp_from_file: Mat4::IDENTITY,
         },
         eval_order: (0..JOINTS).collect(),
         nodes,

@@ -293,6 +293,7 @@ mod tests {
                 up: Vec3::Y,
                 front: Vec3::Z,
                 metres_per_unit: 1.0,
+                assimp_from_file: glam::Mat4::IDENTITY,
             },
             nodes: vec![Node {
                 name: "a".into(),

@@ -347,6 +347,16 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
     } else {
         1.0
     };
+    // assimp's Collada importer turns the up axis to +Y (Z_UP: (x, y, z) -> (x, z, -y);
+    // X_UP: (x, y, z) -> (-y, x, z)) and scales the root by the unit.
+    let to_y_up = match doc.asset.up_axis {
+        dae_parser::UpAxis::XUp => Mat4::from_cols_array(&[
+            0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ]),
+        dae_parser::UpAxis::YUp => Mat4::IDENTITY,
+        dae_parser::UpAxis::ZUp => Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+    };
+    let assimp_from_file = to_y_up * Mat4::from_scale(Vec3::splat(metres_per_unit));
     Ok(Model {
         source: path.to_path_buf(),
         frame: ModelFrame {
@@ -355,6 +365,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
             up,
             front,
             metres_per_unit,
+            assimp_from_file,
         },
         nodes: b.nodes,
         eval_order,

@@ -303,6 +303,7 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             right,
             front,
             metres_per_unit,
+            assimp_from_file: Mat4::IDENTITY,
         },
         nodes,
         eval_order,

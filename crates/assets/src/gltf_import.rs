@@ -397,6 +397,7 @@ fn build(
             up: Vec3::Y,
             front: Vec3::Z,
             metres_per_unit: 1.0,
+            assimp_from_file: Mat4::IDENTITY,
         },
         nodes,
         eval_order,

@@ -5,7 +5,7 @@
 
 use crate::AssetError;
 use crate::model::*;
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -18,6 +18,7 @@ fn as_stored(format: &str) -> ModelFrame {
         up: Vec3::Y,
         front: Vec3::Z,
         metres_per_unit: 1.0,
+        assimp_from_file: Mat4::IDENTITY,
     }
 }
 

@@ -57,6 +57,10 @@ pub struct ModelFrame {
     pub front: Vec3,
     /// Metres per file unit.
     pub metres_per_unit: f32,
+    /// How assimp (which MVSim loads models with) presents this file's coordinates: Collada's
+    /// `<up_axis>` turned to +Y up and `<unit>` applied; glTF, FBX, OBJ and STL as stored. The
+    /// `model_*` settings of MVSim worlds are written for this frame.
+    pub assimp_from_file: Mat4,
 }
 
 impl ModelFrame {

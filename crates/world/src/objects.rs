@@ -77,6 +77,31 @@ pub struct Visual {
     pub name: String,
 }
 
+impl Visual {
+    /// `object_from_model` as MVSim builds it (`VisualObject.cpp`: `modelPose ⊕ (p · scale)`):
+    /// translation by the offsets, then `Rz(yaw)·Ry(pitch)·Rx(roll)`, then the scale, applied
+    /// to the model as assimp presents it. Row-major 4×4. `scale` overrides `model_scale`
+    /// (a block's `visual_scale`).
+    pub fn object_from_model(&self, scale: Option<f64>) -> [[f64; 4]; 4] {
+        let s = scale.unwrap_or(self.model_scale);
+        let (sy, cy) = self.model_yaw.sin_cos();
+        let (sp, cp) = self.model_pitch.sin_cos();
+        let (sr, cr) = self.model_roll.sin_cos();
+        let r = [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ];
+        let o = self.model_offset;
+        [
+            [r[0][0] * s, r[0][1] * s, r[0][2] * s, o[0]],
+            [r[1][0] * s, r[1][1] * s, r[1][2] * s, o[1]],
+            [r[2][0] * s, r[2][1] * s, r[2][2] * s, o[2]],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    }
+}
+
 impl Default for Visual {
     fn default() -> Self {
         Visual {
@@ -507,4 +532,36 @@ pub enum Behavior {
         /// Metres.
         radius: f64,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(m: [[f64; 4]; 4], p: [f64; 3]) -> [f64; 3] {
+        let r = |i: usize| m[i][0] * p[0] + m[i][1] * p[1] + m[i][2] * p[2] + m[i][3];
+        [r(0), r(1), r(2)]
+    }
+
+    #[test]
+    fn visual_transform_is_offset_then_yaw_pitch_roll_then_scale() {
+        let v = Visual {
+            model_scale: 2.0,
+            model_offset: [1.0, 0.0, 0.5],
+            model_roll: 90f64.to_radians(),
+            ..Visual::default()
+        };
+        // Roll +90° about X takes +Y to +Z (a Y-up model stands up in a Z-up world).
+        let p = apply(v.object_from_model(None), [0.0, 1.0, 0.0]);
+        assert!(
+            (p[0] - 1.0).abs() < 1e-12 && p[1].abs() < 1e-12 && (p[2] - 2.5).abs() < 1e-12,
+            "{p:?}"
+        );
+        let yawed = Visual {
+            model_yaw: 90f64.to_radians(),
+            ..Visual::default()
+        };
+        let p = apply(yawed.object_from_model(Some(3.0)), [1.0, 0.0, 0.0]);
+        assert!(p[0].abs() < 1e-12 && (p[1] - 3.0).abs() < 1e-12, "{p:?}");
+    }
 }

@@ -68,6 +68,64 @@ impl Pose {
     }
 }
 
+/// Plays one clip at a time and cross-fades over `fade_secs` when the clip changes, so that a
+/// switch from walking to running never snaps the skeleton. The caller owns the clip time
+/// (MVSim advances it by `dt · playback scale`, and does not reset it on a clip change).
+#[derive(Clone, Debug)]
+pub struct ClipPlayer {
+    /// Cross-fade duration, seconds (0 switches instantly).
+    pub fade_secs: f32,
+    active: Option<usize>,
+    fading_from: Option<usize>,
+    fade_started: f32,
+    scratch: Pose,
+}
+
+impl ClipPlayer {
+    /// A player with the given cross-fade duration.
+    pub fn new(fade_secs: f32) -> ClipPlayer {
+        ClipPlayer {
+            fade_secs,
+            active: None,
+            fading_from: None,
+            fade_started: 0.0,
+            scratch: Pose { locals: Vec::new() },
+        }
+    }
+
+    /// The clip playing now.
+    pub fn active(&self) -> Option<usize> {
+        self.active
+    }
+
+    /// Writes into `out` the pose of clip `clip` (index into `model.clips`) at `clip_time`,
+    /// blended with the previous clip while a cross-fade that began at a clip change is running.
+    /// `now` is the simulation time, which measures the fade.
+    pub fn pose(&mut self, model: &Model, clip: usize, clip_time: f32, now: f32, out: &mut Pose) {
+        if self.active != Some(clip) {
+            self.fading_from = self.active.filter(|_| self.fade_secs > 0.0);
+            self.active = Some(clip);
+            self.fade_started = now;
+        }
+        let Some(current) = model.clips.get(clip) else {
+            *out = Pose::rest(model);
+            return;
+        };
+        out.sample(model, current, clip_time, Wrap::Loop);
+        let Some(from) = self.fading_from.and_then(|c| model.clips.get(c)) else {
+            return;
+        };
+        let alpha = (now - self.fade_started) / self.fade_secs;
+        if alpha.is_nan() || alpha >= 1.0 {
+            self.fading_from = None;
+            return;
+        }
+        self.scratch.sample(model, from, clip_time, Wrap::Loop);
+        self.scratch.blend_towards(out, alpha.max(0.0));
+        std::mem::swap(&mut self.scratch, out);
+    }
+}
+
 /// Maps a time onto the clip's range.
 pub fn clip_time(duration: f32, t: f32, wrap: Wrap) -> f32 {
     if !t.is_finite() || duration <= 0.0 {
@@ -272,6 +330,60 @@ mod tests {
         assert!((sample_vec3(&c, 1.0).x - expected).abs() < 1e-6);
         assert_eq!(sample_vec3(&c, 0.0).x, 0.0);
         assert_eq!(sample_vec3(&c, 2.0).x, 1.0);
+    }
+
+    #[test]
+    fn clip_changes_cross_fade() {
+        let model = Model {
+            source: "m".into(),
+            frame: crate::model::ModelFrame {
+                description: String::new(),
+                right: Vec3::X,
+                up: Vec3::Y,
+                front: Vec3::Z,
+                metres_per_unit: 1.0,
+                assimp_from_file: glam::Mat4::IDENTITY,
+            },
+            nodes: vec![Node {
+                name: "a".into(),
+                parent: None,
+                rest: Trs::default(),
+            }],
+            eval_order: vec![0],
+            meshes: vec![],
+            skins: vec![],
+            clips: [0.0, 2.0]
+                .iter()
+                .map(|x| Clip {
+                    name: format!("at {x}"),
+                    duration: 1.0,
+                    channels: vec![channel(
+                        Property::Translation,
+                        Interpolation::Step,
+                        &[0.0],
+                        &[*x, 0.0, 0.0],
+                    )],
+                })
+                .collect(),
+            materials: vec![],
+            warnings: vec![],
+        };
+        let mut player = ClipPlayer::new(0.2);
+        let mut pose = Pose::rest(&model);
+        let x = |p: &Pose| p.locals[0].translation.x;
+        player.pose(&model, 0, 0.0, 10.0, &mut pose);
+        assert_eq!(x(&pose), 0.0);
+        player.pose(&model, 1, 0.0, 11.0, &mut pose);
+        assert_eq!(x(&pose), 0.0, "the switch starts from the old clip");
+        player.pose(&model, 1, 0.0, 11.1, &mut pose);
+        assert!((x(&pose) - 1.0).abs() < 1e-5, "half-way: {}", x(&pose));
+        player.pose(&model, 1, 0.0, 11.25, &mut pose);
+        assert_eq!(x(&pose), 2.0, "after the fade, only the new clip");
+        assert_eq!(player.active(), Some(1));
+        let mut instant = ClipPlayer::new(0.0);
+        instant.pose(&model, 0, 0.0, 0.0, &mut pose);
+        instant.pose(&model, 1, 0.0, 0.0, &mut pose);
+        assert_eq!(x(&pose), 2.0);
     }
 
     #[test]

@@ -22,13 +22,15 @@ mod anim;
 mod dae_import;
 mod fbx_import;
 mod gltf_import;
+mod library;
 mod mesh_import;
 mod model;
 mod skin;
 mod uri;
 
-pub use anim::{Pose, Wrap, clip_time};
+pub use anim::{ClipPlayer, Pose, Wrap, clip_time};
 pub use gltf_import::ALL_UNNAMED;
+pub use library::{LibraryError, ModelLibrary};
 pub use model::*;
 pub use skin::Poser;
 pub use uri::{Resolver, UriError};

@@ -174,3 +174,53 @@ fn model_inspect_and_pose() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("has no clip 'Jog'; its clips are: 'Idle', 'Run', 'Walk'"));
 }
+
+#[test]
+fn check_loads_models_once_and_lists_actor_clips() {
+    let out = passerby(&[
+        "check",
+        "../shared/worlds/mvsim/mvsim_tutorial/demo_warehouse.world.xml",
+        "--asset-cache",
+        "../shared/assets/mvsim-models",
+    ]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(
+        stdout.contains("models: 11 files loaded, 2 not available"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "placeholder body (model https://mrpt.github.io/mvsim-models/AnimatedMenCharacters.zip"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr
+            .matches("AnimatedMenCharacters.zip/FBX/Male_Shirt.fbx` is not available")
+            .count(),
+        1,
+        "{stderr}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("passerby-cli-walker-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let walker = root().join("../shared/assets/characters/Walker.glb");
+    let world = format!(
+        "<mvsim_world><actor:class name=\"p\"><visual><model_uri>{}</model_uri></visual></actor:class>\
+         <actor name=\"a\" class=\"p\"><init_pose>0 0 0</init_pose></actor><actor name=\"b\" class=\"p\"><init_pose>1 0 0</init_pose></actor></mvsim_world>",
+        walker.display()
+    );
+    std::fs::write(dir.join("w.world.xml"), world).expect("write world");
+    let out = passerby(&["check", dir.join("w.world.xml").to_str().expect("utf-8")]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("with clips 'Idle' 2.00 s, 'Run' 0.67 s, 'Walk' 1.00 s"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("models: 1 files loaded, 0 not available"),
+        "two actors share one parsed file: {stdout}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use crate::GlobalArgs;
 use clap::Args;
+use passerby_assets::{ModelLibrary, Resolver};
 use passerby_mvsim::{LoadOptions, load_world_file};
 use passerby_world::{SensorKind, World};
 use std::collections::BTreeMap;
@@ -48,8 +49,19 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         .count();
     match loaded.world {
         Some(world) => {
+            let cache = global
+                .asset_cache
+                .clone()
+                .unwrap_or_else(Resolver::default_cache_dir);
+            let mut library = ModelLibrary::new(Resolver::new(cache));
+            let models = load_models(&world, &mut library);
             if !global.quiet {
-                print!("{}", summary(&world));
+                for (uri, reason) in &models.missing {
+                    eprintln!(
+                        "warning: model `{uri}` is not available ({reason}); objects using it get a placeholder\n"
+                    );
+                }
+                print!("{}", summary(&world, &models));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -63,8 +75,73 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What loading a world's models gave.
+#[derive(Default)]
+pub struct ModelReport {
+    /// Distinct model files parsed.
+    pub files: usize,
+    /// URIs that gave no model, with the reason (each once).
+    pub missing: Vec<(String, String)>,
+    /// Per actor name: its clips (name, seconds) from its first loaded visual.
+    pub actor_clips: BTreeMap<String, Vec<(String, f32)>>,
+}
+
+/// Loads every visual's model once per file, through the asset cache.
+pub fn load_models(world: &World, library: &mut ModelLibrary) -> ModelReport {
+    let mut report = ModelReport::default();
+    let base = world
+        .source
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let mut visit = |visual: &passerby_world::Visual, report: &mut ModelReport| {
+        if visual.model_uri.is_empty() {
+            return None;
+        }
+        let (result, first) = library.get(&visual.model_uri, &base);
+        match result {
+            Ok(model) => Some(model),
+            Err(e) => {
+                if first {
+                    report
+                        .missing
+                        .push((visual.model_uri.clone(), e.to_string()));
+                }
+                None
+            }
+        }
+    };
+    let mut all_static = Vec::new();
+    for b in &world.blocks {
+        all_static.extend(&b.visuals);
+    }
+    for v in &world.vehicles {
+        all_static.extend(&v.visuals);
+        all_static.extend(v.dynamics.wheels.iter().flat_map(|w| &w.visuals));
+        all_static.extend(v.sensors.iter().flat_map(|s| &s.visuals));
+    }
+    all_static.extend(world.standalone_sensors.iter().flat_map(|s| &s.visuals));
+    for v in all_static {
+        let _ = visit(v, &mut report);
+    }
+    for a in &world.actors {
+        for v in &a.visuals {
+            if let Some(model) = visit(v, &mut report) {
+                let clips = model
+                    .clips
+                    .iter()
+                    .map(|c| (c.name.clone(), c.duration))
+                    .collect();
+                report.actor_clips.entry(a.name.clone()).or_insert(clips);
+            }
+        }
+    }
+    report.files = library.files_loaded();
+    report
+}
+
 /// A human-readable summary of a world.
-pub fn summary(world: &World) -> String {
+pub fn summary(world: &World, models: &ModelReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "world: {}", world.source.display());
     let dt = world.effective_timestep();
@@ -133,12 +210,17 @@ pub fn summary(world: &World) -> String {
             (None, Some(b)) => format!("behavior {b:?}"),
             (None, None) => "standing".into(),
         };
-        let model = a
-            .visuals
-            .first()
-            .map_or("placeholder body".to_owned(), |v| {
-                format!("model {}", v.model_uri)
-            });
+        let model = match (a.visuals.first(), models.actor_clips.get(&a.name)) {
+            (Some(v), Some(clips)) => {
+                let clips: Vec<String> = clips
+                    .iter()
+                    .map(|(n, d)| format!("'{n}' {d:.2} s"))
+                    .collect();
+                format!("model {} with clips {}", v.model_uri, clips.join(", "))
+            }
+            (Some(v), None) => format!("placeholder body (model {} not available)", v.model_uri),
+            (None, _) => "placeholder body (no visual)".to_owned(),
+        };
         let _ = writeln!(
             out,
             "  {} (class {}): {motion}; clips idle '{}', walk '{}', run '{}'; {model}",
@@ -195,6 +277,12 @@ pub fn summary(world: &World) -> String {
             1.0 / s.period
         );
     }
+    let _ = writeln!(
+        out,
+        "models: {} files loaded, {} not available",
+        models.files,
+        models.missing.len()
+    );
     if let Some(g) = &world.georeference {
         let _ = writeln!(
             out,

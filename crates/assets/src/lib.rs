@@ -80,12 +80,24 @@ pub enum AssetError {
 
 /// Loads a model file, choosing the importer by extension.
 pub fn load_model(path: &Path) -> Result<Model, AssetError> {
+    let import = importer(path)?;
+    let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    import(path, &bytes)
+}
+
+type Importer = fn(&Path, &[u8]) -> Result<Model, AssetError>;
+
+/// The importer for a file, by its extension.
+fn importer(path: &Path) -> Result<Importer, AssetError> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let import: fn(&Path, &[u8]) -> Result<Model, AssetError> = match extension.as_str() {
+    Ok(match extension.as_str() {
         "gltf" | "glb" => gltf_import::import,
         "fbx" => fbx_import::import,
         "dae" => dae_import::import,
@@ -97,10 +109,11 @@ pub fn load_model(path: &Path) -> Result<Model, AssetError> {
                 extension,
             });
         }
-    };
-    let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    import(path, &bytes)
+    })
+}
+
+/// Loads a model from bytes; `path` chooses the importer by extension and anchors the files it
+/// refers to (external buffers, materials).
+pub fn load_model_bytes(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
+    importer(path)?(path, bytes)
 }

@@ -72,7 +72,7 @@ fn main() -> ExitCode {
         .init();
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(&cli.global, args),
-        Command::Model(command) => commands::model::run(command),
+        Command::Model(command) => commands::model::run(&cli.global, command),
         Command::Run(_) => commands::reserved::run(
             "run",
             "the simulation loop and MCAP recording (issues #5 and #8)",

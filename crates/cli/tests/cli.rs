@@ -224,3 +224,36 @@ fn check_loads_models_once_and_lists_actor_clips() {
         "two actors share one parsed file: {stdout}"
     );
 }
+
+#[test]
+fn model_inspect_reads_archive_members_and_cached_urls() {
+    let out = passerby(&[
+        "model",
+        "inspect",
+        "../shared/assets/mvsim-models/pallet.zip/pallet/pallet.dae",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("meshes: 1 (2413 vertices, 4572 triangles)"));
+    let url = "https://mrpt.github.io/mvsim-models/greenhouse.zip/greenhouse/pole_009.stl";
+    let out = passerby(&[
+        "--asset-cache",
+        "../shared/assets/mvsim-models",
+        "model",
+        "inspect",
+        url,
+    ]);
+    assert!(
+        text(&out.stdout).contains("frame: STL as stored"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = passerby(&[
+        "--asset-cache",
+        "/nonexistent-cache",
+        "model",
+        "inspect",
+        url,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not in the asset cache"));
+}

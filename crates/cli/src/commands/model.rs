@@ -20,7 +20,8 @@ pub enum ModelCommand {
 /// Arguments of `model inspect`.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// The model file (.glb, .gltf).
+    /// The model: a file (.glb .gltf .fbx .dae .obj .stl), `ARCHIVE.zip/INNER`, or a model URL
+    /// found in the asset cache.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 }
@@ -28,7 +29,8 @@ pub struct InspectArgs {
 /// Arguments of `model pose`.
 #[derive(Args, Debug)]
 pub struct PoseArgs {
-    /// The model file (.glb, .gltf).
+    /// The model: a file (.glb .gltf .fbx .dae .obj .stl), `ARCHIVE.zip/INNER`, or a model URL
+    /// found in the asset cache.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Clip name (see `model inspect`); without it, the rest pose.
@@ -43,10 +45,15 @@ pub struct PoseArgs {
 }
 
 /// Runs a `model` subcommand.
-pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
+pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result<ExitCode> {
+    let cache = global
+        .asset_cache
+        .clone()
+        .unwrap_or_else(passerby_assets::Resolver::default_cache_dir);
+    let resolver = passerby_assets::Resolver::new(cache);
     match command {
         ModelCommand::Inspect(args) => {
-            let model = match load_model(&args.file) {
+            let model = match open(&resolver, &args.file) {
                 Ok(m) => m,
                 Err(e) => return fail(e),
             };
@@ -54,7 +61,7 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ModelCommand::Pose(args) => {
-            let model = match load_model(&args.file) {
+            let model = match open(&resolver, &args.file) {
                 Ok(m) => m,
                 Err(e) => return fail(e),
             };
@@ -84,7 +91,20 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn fail(e: passerby_assets::AssetError) -> anyhow::Result<ExitCode> {
+/// A model file, or a model named as in worlds (`…/archive.zip/inner`, `https://…`).
+fn open(resolver: &passerby_assets::Resolver, file: &Path) -> Result<Model, String> {
+    let text = file.to_string_lossy();
+    let path = if file.is_file() {
+        file.to_path_buf()
+    } else {
+        resolver
+            .resolve(&text, Path::new("."))
+            .map_err(|e| e.to_string())?
+    };
+    load_model(&path).map_err(|e| e.to_string())
+}
+
+fn fail(e: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     eprintln!("error: {e}");
     Ok(ExitCode::from(1))
 }

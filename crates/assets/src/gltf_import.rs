@@ -16,8 +16,28 @@ pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
         path: path.to_path_buf(),
         reason,
     };
-    let gltf = gltf::Gltf::from_slice(bytes)
-        .map_err(|e| invalid(format!("not a valid glTF file: {e}")))?;
+    // gltf 1.4 subtracts the header size from a GLB's declared length unchecked (an overflow
+    // panic in debug builds for a length under 12, found by fuzzing): check it first, and keep
+    // the parse itself behind catch_unwind like the readers below.
+    if bytes.starts_with(b"glTF") && bytes.len() >= 12 {
+        let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+        if declared < 12 + 8 || declared > bytes.len() {
+            return Err(invalid(format!(
+                "GLB header declares {declared} bytes; the file has {}",
+                bytes.len()
+            )));
+        }
+    }
+    let parsed = std::panic::catch_unwind(|| gltf::Gltf::from_slice(bytes));
+    let gltf = match parsed {
+        Ok(Ok(gltf)) => gltf,
+        Ok(Err(e)) => return Err(invalid(format!("not a valid glTF file: {e}"))),
+        Err(_) => {
+            return Err(invalid(
+                "not a valid glTF file (the glTF parser failed on it)".into(),
+            ));
+        }
+    };
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for buffer in gltf.buffers() {

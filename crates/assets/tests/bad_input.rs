@@ -29,6 +29,8 @@ fn truncated_and_corrupt_files() {
                 .collect(),
         ),
         ("empty.gltf", Vec::new()),
+        // Regression (fuzzing): a GLB header declaring fewer than 12 bytes made gltf 1.4 overflow.
+        ("short-header.glb", [b"glTF".as_slice(), &2u32.to_le_bytes(), &11u32.to_le_bytes(), &[0u8; 40]].concat()),
         ("half.fbx", fbx[..fbx.len() / 2].to_vec()),
         ("half.dae", dae[..dae.len() / 2].to_vec()),
         ("noise.dae", b"<COLLADA version=\"1.4.1\"><asset/><library_geometries><geometry id=\"g\"><mesh><vertices id=\"v\"><input semantic=\"POSITION\" source=\"#nowhere\"/></vertices></mesh></geometry></library_geometries></COLLADA>".to_vec()),

@@ -357,6 +357,10 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         dae_parser::UpAxis::ZUp => Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2),
     };
     let assimp_from_file = to_y_up * Mat4::from_scale(Vec3::splat(metres_per_unit));
+    // The file's normals are per face corner; a mesh of control points gets smooth ones.
+    for mesh in &mut meshes {
+        mesh.compute_normals();
+    }
     Ok(Model {
         source: path.to_path_buf(),
         frame: ModelFrame {

@@ -289,6 +289,10 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
     } else {
         1.0
     };
+    // The file's normals are per face corner; a mesh of control points gets smooth ones.
+    for mesh in &mut meshes {
+        mesh.compute_normals();
+    }
     Ok(Model {
         source: path.to_path_buf(),
         frame: ModelFrame {

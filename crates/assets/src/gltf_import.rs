@@ -178,41 +178,44 @@ fn build(
     let eval_order =
         parents_first(&nodes).ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
 
-    // Materials.
-    let materials = gltf
-        .materials()
-        .map(|m| {
-            let pbr = m.pbr_metallic_roughness();
-            let texture = pbr.base_color_texture().map(|info| {
-                let image = info.texture().source();
-                match image.source() {
-                    gltf::image::Source::View { .. } => Texture {
-                        source: format!("embedded #{}", image.index()),
-                        found: true,
-                    },
-                    gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => Texture {
-                        source: "data URI".into(),
-                        found: true,
-                    },
-                    gltf::image::Source::Uri { uri, .. } => {
-                        let file = dir.join(percent_decode(uri));
-                        Texture {
-                            found: file.is_file(),
-                            source: file.display().to_string(),
-                        }
-                    }
+    // Materials, with their base colour textures decoded.
+    let mut materials = Vec::new();
+    for m in gltf.materials() {
+        let pbr = m.pbr_metallic_roughness();
+        let texture = pbr.base_color_texture().map(|info| {
+            let image = info.texture().source();
+            match image.source() {
+                gltf::image::Source::View { view, .. } => {
+                    let bytes = buffers
+                        .get(view.buffer().index())
+                        .and_then(|b| b.get(view.offset()..view.offset() + view.length()))
+                        .map(<[u8]>::to_vec)
+                        .ok_or_else(|| "its buffer view is out of range".to_owned());
+                    Texture::from_bytes(
+                        format!("embedded #{}", image.index()),
+                        bytes,
+                        &mut warnings,
+                    )
                 }
-            });
-            Material {
-                name: m.name().map_or_else(
-                    || format!("material_{}", m.index().unwrap_or(0)),
-                    str::to_owned,
-                ),
-                base_color: pbr.base_color_factor(),
-                texture,
+                gltf::image::Source::Uri { uri, .. } => {
+                    let source = if uri.starts_with("data:") {
+                        "data URI".to_owned()
+                    } else {
+                        dir.join(percent_decode(uri)).display().to_string()
+                    };
+                    Texture::from_bytes(source, read_uri(dir, uri), &mut warnings)
+                }
             }
-        })
-        .collect();
+        });
+        materials.push(Material {
+            name: m.name().map_or_else(
+                || format!("material_{}", m.index().unwrap_or(0)),
+                str::to_owned,
+            ),
+            base_color: pbr.base_color_factor(),
+            texture,
+        });
+    }
 
     // Skins.
     let mut skins = Vec::new();

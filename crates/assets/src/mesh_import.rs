@@ -76,10 +76,8 @@ pub fn import_obj(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
             let [r, g, b] = m.diffuse.unwrap_or([0.8, 0.8, 0.8]);
             let texture = m.diffuse_texture.as_ref().map(|t| {
                 let file = dir.join(t);
-                Texture {
-                    found: file.is_file(),
-                    source: file.display().to_string(),
-                }
+                let bytes = std::fs::read(&file).map_err(|e| e.to_string());
+                Texture::from_bytes(file.display().to_string(), bytes, &mut warnings)
             });
             Material {
                 name: m.name.clone(),

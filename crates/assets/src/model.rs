@@ -106,6 +106,21 @@ pub struct Mesh {
     pub skin: Option<SkinBinding>,
 }
 
+impl Mesh {
+    /// Area-weighted vertex normals from the triangles (for formats read without normals).
+    pub fn compute_normals(&mut self) {
+        let mut normals = vec![Vec3::ZERO; self.positions.len()];
+        for t in &self.triangles {
+            let [a, b, c] = t.map(|i| self.positions[i as usize]);
+            let n = (b - a).cross(c - a);
+            for &i in t {
+                normals[i as usize] += n;
+            }
+        }
+        self.normals = normals.into_iter().map(Vec3::normalize_or_zero).collect();
+    }
+}
+
 /// A skin: the joints that deform a mesh and their inverse bind matrices.
 #[derive(Clone, Debug)]
 pub struct Skin {
@@ -128,13 +143,81 @@ pub struct Material {
     pub texture: Option<Texture>,
 }
 
-/// Where a texture image is.
+/// Where a texture image is, and its pixels when it could be read.
 #[derive(Clone, Debug)]
 pub struct Texture {
     /// A file path, `embedded #N` for an image inside the file, or a data URI summary.
     pub source: String,
     /// Whether the image was found (embedded, or the file exists).
     pub found: bool,
+    /// The decoded image (PNG or JPEG), `None` if missing or undecodable (see the warnings).
+    pub image: Option<std::sync::Arc<TextureImage>>,
+}
+
+/// An 8-bit RGBA image, rows from the top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureImage {
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// `width × height × 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+impl Texture {
+    /// A texture from where it is and its bytes (or why they could not be read); a decoding
+    /// failure leaves `image` empty and adds a warning.
+    pub fn from_bytes(
+        source: String,
+        bytes: Result<Vec<u8>, String>,
+        warnings: &mut Vec<String>,
+    ) -> Texture {
+        match bytes {
+            Ok(bytes) => match TextureImage::decode(&bytes) {
+                Ok(image) => Texture {
+                    source,
+                    found: true,
+                    image: Some(std::sync::Arc::new(image)),
+                },
+                Err(e) => {
+                    warnings.push(format!("texture {source} could not be decoded: {e}"));
+                    Texture {
+                        source,
+                        found: true,
+                        image: None,
+                    }
+                }
+            },
+            Err(e) => {
+                warnings.push(format!("texture {source} is missing: {e}"));
+                Texture {
+                    source,
+                    found: false,
+                    image: None,
+                }
+            }
+        }
+    }
+}
+
+impl TextureImage {
+    /// Decodes PNG or JPEG bytes (at most 64 megapixels).
+    pub fn decode(bytes: &[u8]) -> Result<TextureImage, String> {
+        let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+        reader = reader.with_guessed_format().map_err(|e| e.to_string())?;
+        let mut limits = image::Limits::default();
+        limits.max_alloc = Some(1 << 28);
+        limits.max_image_width = Some(16384);
+        limits.max_image_height = Some(16384);
+        reader.limits(limits);
+        let decoded = reader.decode().map_err(|e| e.to_string())?.to_rgba8();
+        Ok(TextureImage {
+            width: decoded.width(),
+            height: decoded.height(),
+            rgba: decoded.into_raw(),
+        })
+    }
 }
 
 /// What an animation channel drives.

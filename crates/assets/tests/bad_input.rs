@@ -85,3 +85,40 @@ fn unsupported_format_and_missing_file() {
         "{err}"
     );
 }
+
+#[test]
+fn missing_and_corrupt_textures_are_warnings() {
+    let dir = temp("textures");
+    let _ = std::fs::create_dir_all(&dir);
+    std::fs::write(
+        dir.join("m.mtl"),
+        "newmtl a\nKd 1 0 0\nmap_Kd missing.png\nnewmtl b\nKd 0 1 0\nmap_Kd broken.png\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.png"), b"not a png").unwrap();
+    std::fs::write(
+        dir.join("m.obj"),
+        "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\nusemtl b\nf 1 3 2\n",
+    )
+    .unwrap();
+    let model = load_model(&dir.join("m.obj")).unwrap();
+    assert_eq!(model.materials.len(), 2);
+    let textures: Vec<_> = model
+        .materials
+        .iter()
+        .map(|m| m.texture.as_ref().unwrap())
+        .collect();
+    assert!(!textures[0].found && textures[0].image.is_none());
+    assert!(textures[1].found && textures[1].image.is_none());
+    assert_eq!(model.warnings.len(), 2, "{:?}", model.warnings);
+    assert!(
+        model.warnings[0].contains("missing.png is missing"),
+        "{:?}",
+        model.warnings
+    );
+    assert!(
+        model.warnings[1].contains("could not be decoded"),
+        "{:?}",
+        model.warnings
+    );
+}

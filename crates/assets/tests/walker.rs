@@ -340,4 +340,17 @@ fn gltf_samples_load_with_pinned_counts() {
     let cesium = load_model(&characters().join("../samples/CesiumMan.glb")).unwrap();
     let texture = cesium.materials[0].texture.as_ref().unwrap();
     assert!(texture.found && texture.source == "embedded #0");
+    let image = texture
+        .image
+        .as_ref()
+        .expect("the embedded JPEG is decoded");
+    assert_eq!(
+        (image.width, image.height, image.rgba.len()),
+        (1024, 1024, 1024 * 1024 * 4)
+    );
+    // Formats read without normals get smooth ones, unit length.
+    let fbx = load_model(&characters().join("Walker.fbx")).unwrap();
+    let normals = &fbx.meshes[0].normals;
+    assert_eq!(normals.len(), fbx.meshes[0].positions.len());
+    assert!(normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-4));
 }

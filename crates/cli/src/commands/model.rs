@@ -177,7 +177,11 @@ pub fn inspect(model: &Model) -> String {
     let _ = writeln!(out, "materials: {}", model.materials.len());
     for m in &model.materials {
         let texture = match &m.texture {
-            Some(t) if t.found => format!(", texture {} (found)", t.source),
+            Some(t) if t.image.is_some() => {
+                let image = t.image.as_ref().map_or((0, 0), |i| (i.width, i.height));
+                format!(", texture {} ({}x{} px)", t.source, image.0, image.1)
+            }
+            Some(t) if t.found => format!(", texture {} (found, not decodable)", t.source),
             Some(t) => format!(", texture {} (MISSING)", t.source),
             None => String::new(),
         };

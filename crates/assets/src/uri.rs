@@ -10,8 +10,10 @@
 //!   and extracted once into a private folder under the system's temporary directory (never next
 //!   to the cache, which may be read-only), and `INNER` is read from there.
 //!
-//! There is no download in this build: a remote file missing from the cache is an error that
-//! lists where it was looked for, so the caller can warn once and use a placeholder.
+//! Downloading is opt-in twice: the `download` cargo feature (so the default build has no
+//! HTTP or TLS code) and [`Resolver::download`] (`--download`). A missing remote file is then
+//! fetched into the cache; otherwise it is an error that lists where it was looked for, so the
+//! caller can warn once and use a placeholder.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -33,6 +35,14 @@ pub enum UriError {
         uri: String,
         /// Where it was looked for.
         looked: String,
+    },
+    /// Downloading failed (or this build cannot download).
+    #[error("cannot download `{url}`: {reason}")]
+    Download {
+        /// What was fetched.
+        url: String,
+        /// Why it failed.
+        reason: String,
     },
     /// The archive exists but does not contain the member.
     #[error("archive `{archive}` has no member `{member}`")]
@@ -62,6 +72,8 @@ pub struct Resolver {
     pub cache_dir: PathBuf,
     /// Where archives are extracted.
     pub extract_dir: PathBuf,
+    /// Fetch remote files missing from the cache (needs the `download` feature).
+    pub download: bool,
 }
 
 impl Resolver {
@@ -70,6 +82,7 @@ impl Resolver {
         Resolver {
             cache_dir,
             extract_dir: std::env::temp_dir().join("passerby-extracted"),
+            download: false,
         }
     }
 
@@ -95,17 +108,31 @@ impl Resolver {
             let host = rest.split('/').next().unwrap_or("");
             let (archive, member) = split_archive(path);
             let looked = self.cache_candidates(host, archive);
-            let Some(found) = looked.iter().find(|p| p.is_file()) else {
-                let looked = looked
-                    .iter()
-                    .map(|p| format!("`{}`", p.display()))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(UriError::NotCached {
-                    uri: uri.to_owned(),
-                    looked,
-                });
+            let found = match looked.iter().find(|p| p.is_file()) {
+                Some(found) => found.clone(),
+                None if self.download => {
+                    let scheme = if uri.starts_with("https://") {
+                        "https"
+                    } else {
+                        "http"
+                    };
+                    let url = format!("{scheme}://{host}/{archive}");
+                    fetch(&url, &looked[0]).map_err(|reason| UriError::Download { url, reason })?;
+                    looked[0].clone()
+                }
+                None => {
+                    let looked = looked
+                        .iter()
+                        .map(|p| format!("`{}`", p.display()))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    return Err(UriError::NotCached {
+                        uri: uri.to_owned(),
+                        looked,
+                    });
+                }
             };
+            let found = &found;
             return match member {
                 Some(member) => self.extract_member(found, member),
                 None => Ok(found.clone()),
@@ -208,6 +235,33 @@ impl Resolver {
             })
         }
     }
+}
+
+/// Fetches `url` into `target` (through a temporary file, so a failed transfer leaves nothing).
+#[cfg(feature = "download")]
+fn fetch(url: &str, target: &Path) -> Result<(), String> {
+    const MAX_DOWNLOAD_BYTES: u64 = 2 << 30;
+    let mut response = ureq::get(url).call().map_err(|e| e.to_string())?;
+    let bytes = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_DOWNLOAD_BYTES)
+        .read_to_vec()
+        .map_err(|e| e.to_string())?;
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    }
+    let partial = target.with_extension("partial");
+    std::fs::write(&partial, bytes)
+        .map_err(|e| format!("cannot write `{}`: {e}", partial.display()))?;
+    std::fs::rename(&partial, target)
+        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))
+}
+
+#[cfg(not(feature = "download"))]
+fn fetch(_url: &str, _target: &Path) -> Result<(), String> {
+    Err("this build has no download support (build with `--features download`)".into())
 }
 
 /// Splits `a/b.zip/c/d.dae` into (`a/b.zip`, Some(`c/d.dae`)); no `.zip` component: (path, None).

@@ -30,6 +30,10 @@ pub struct GlobalArgs {
     /// Cache of remote models (http(s) model URIs) [default: ~/.cache/passerby]
     #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_ASSET_CACHE")]
     pub asset_cache: Option<PathBuf>,
+    /// Fetch remote models missing from the asset cache into it (builds with the `download`
+    /// feature only; otherwise missing models get placeholders).
+    #[arg(long, global = true)]
+    pub download: bool,
     /// Let `$(cmd)` in world files run shell commands (off: a world must not run programs).
     #[arg(long, global = true)]
     pub allow_shell: bool,

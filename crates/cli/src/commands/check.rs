@@ -53,7 +53,9 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
                 .asset_cache
                 .clone()
                 .unwrap_or_else(Resolver::default_cache_dir);
-            let mut library = ModelLibrary::new(Resolver::new(cache));
+            let mut resolver = Resolver::new(cache);
+            resolver.download = global.download;
+            let mut library = ModelLibrary::new(resolver);
             let models = load_models(&world, &mut library);
             if !global.quiet {
                 for (uri, reason) in &models.missing {

@@ -50,7 +50,8 @@ pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result
         .asset_cache
         .clone()
         .unwrap_or_else(passerby_assets::Resolver::default_cache_dir);
-    let resolver = passerby_assets::Resolver::new(cache);
+    let mut resolver = passerby_assets::Resolver::new(cache);
+    resolver.download = global.download;
     match command {
         ModelCommand::Inspect(args) => {
             let model = match open(&resolver, &args.file) {

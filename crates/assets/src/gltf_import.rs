@@ -38,6 +38,7 @@ pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
             ));
         }
     };
+    check_accessor_types(&gltf).map_err(invalid)?;
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for buffer in gltf.buffers() {
@@ -134,6 +135,70 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// Checks that every accessor the readers will use has the type glTF prescribes for its role:
+/// the `gltf` crate asserts these (a panic) rather than reporting them (found by fuzzing).
+fn check_accessor_types(gltf: &gltf::Gltf) -> Result<(), String> {
+    use gltf::accessor::{DataType as T, Dimensions as D};
+    let check = |a: gltf::Accessor<'_>, what: &str, dims: D, types: &[T]| -> Result<(), String> {
+        if a.dimensions() == dims && types.contains(&a.data_type()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} accessor {} is {:?} {:?}; expected {dims:?} of {types:?}",
+                a.index(),
+                a.dimensions(),
+                a.data_type()
+            ))
+        }
+    };
+    for mesh in gltf.meshes() {
+        for prim in mesh.primitives() {
+            for (semantic, a) in prim.attributes() {
+                match semantic {
+                    gltf::Semantic::Positions => check(a, "POSITION", D::Vec3, &[T::F32])?,
+                    gltf::Semantic::Normals => check(a, "NORMAL", D::Vec3, &[T::F32])?,
+                    gltf::Semantic::TexCoords(_) => {
+                        check(a, "TEXCOORD", D::Vec2, &[T::F32, T::U8, T::U16])?
+                    }
+                    gltf::Semantic::Joints(_) => check(a, "JOINTS", D::Vec4, &[T::U8, T::U16])?,
+                    gltf::Semantic::Weights(_) => {
+                        check(a, "WEIGHTS", D::Vec4, &[T::F32, T::U8, T::U16])?
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(a) = prim.indices() {
+                check(a, "indices", D::Scalar, &[T::U8, T::U16, T::U32])?;
+            }
+        }
+    }
+    for skin in gltf.skins() {
+        if let Some(a) = skin.inverse_bind_matrices() {
+            check(a, "inverse bind matrices", D::Mat4, &[T::F32])?;
+        }
+    }
+    for anim in gltf.animations() {
+        for ch in anim.channels() {
+            let sampler = ch.sampler();
+            check(sampler.input(), "animation input", D::Scalar, &[T::F32])?;
+            let output = sampler.output();
+            match ch.target().property() {
+                gltf::animation::Property::Translation | gltf::animation::Property::Scale => {
+                    check(output, "animation output", D::Vec3, &[T::F32])?
+                }
+                gltf::animation::Property::Rotation => check(
+                    output,
+                    "animation output",
+                    D::Vec4,
+                    &[T::F32, T::I8, T::U8, T::I16, T::U16],
+                )?,
+                gltf::animation::Property::MorphTargetWeights => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 fn build(

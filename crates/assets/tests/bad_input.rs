@@ -122,3 +122,15 @@ fn missing_and_corrupt_textures_are_warnings() {
         model.warnings
     );
 }
+
+/// Regression (fuzzing): accessors of the wrong type for their role made the gltf crate assert.
+#[test]
+fn gltf_accessors_of_the_wrong_type_are_errors() {
+    let path = temp("wrong-type.gltf");
+    std::fs::write(&path, r#"{"asset": {"version": "2.0"}, "nodes": [{"name": "n"}], "scenes": [{"nodes": [0]}], "buffers": [{"byteLength": 20, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAAAAAAAAAAA="}], "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 4}, {"buffer": 0, "byteOffset": 4, "byteLength": 16}], "accessors": [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]}, {"bufferView": 1, "componentType": 5126, "count": 1, "type": "VEC4"}], "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}], "samplers": [{"input": 0, "output": 1}]}]}"#).unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("animation output accessor 1 is Vec4 F32; expected Vec3"),
+        "{err}"
+    );
+}

@@ -73,6 +73,8 @@ struct Builder<'d> {
     ids: Vec<Option<&'d str>>,
     sids: Vec<Option<&'d str>>,
     instances: Vec<(usize, &'d dae_parser::Node)>,
+    /// `<library_nodes>` by id, for `<instance_node>`.
+    library_nodes: HashMap<&'d str, &'d dae_parser::Node>,
 }
 
 fn compose(transforms: &[Transform]) -> Mat4 {
@@ -109,7 +111,11 @@ fn trs(m: Mat4) -> Trs {
 }
 
 impl<'d> Builder<'d> {
-    fn add(&mut self, node: &'d dae_parser::Node, parent: Option<usize>) {
+    fn add(&mut self, node: &'d dae_parser::Node, parent: Option<usize>, depth: usize) {
+        // `<instance_node>` can refer back to an ancestor; no real model nests this deep.
+        if depth > 64 {
+            return;
+        }
         let index = self.nodes.len();
         let name = node
             .name
@@ -127,7 +133,14 @@ impl<'d> Builder<'d> {
         self.sids.push(node.sid.as_deref());
         self.instances.push((index, node));
         for child in &node.children {
-            self.add(child, Some(index));
+            self.add(child, Some(index), depth + 1);
+        }
+        for inst in &node.instance_node {
+            if let Some(target) =
+                url_id(&inst.url.val).and_then(|id| self.library_nodes.get(id).copied())
+            {
+                self.add(target, Some(index), depth + 1);
+            }
         }
     }
 
@@ -170,9 +183,13 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         ids: Vec::new(),
         sids: Vec::new(),
         instances: Vec::new(),
+        library_nodes: doc
+            .iter::<dae_parser::Node>()
+            .filter_map(|n| Some((n.id.as_deref()?, n)))
+            .collect(),
     };
     for node in &scene.nodes {
-        b.add(node, None);
+        b.add(node, None, 0);
     }
     if b.transforms.iter().any(|ts| {
         ts.iter()

@@ -354,3 +354,57 @@ fn gltf_samples_load_with_pinned_counts() {
     assert_eq!(normals.len(), fbx.meshes[0].positions.len());
     assert!(normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-4));
 }
+
+/// `<instance_node>` (SketchUp, ROS exports) places library nodes; a node that instantiates
+/// itself is cut off instead of recursing for ever.
+#[test]
+fn collada_instance_nodes_are_placed_and_cycles_cut() {
+    let path =
+        std::env::temp_dir().join(format!("passerby-instance-node-{}.dae", std::process::id()));
+    std::fs::write(&path, INSTANCE_NODE_DAE).unwrap();
+    let model = load_model(&path).unwrap();
+    assert_eq!((model.meshes.len(), model.triangle_count()), (2, 2));
+    let posed = Poser::new().posed_vertices(&model, &Pose::rest(&model));
+    assert!(
+        posed.contains(&Vec3::new(2.0, 0.0, 0.0)),
+        "instance under a (translated by +X): {posed:?}"
+    );
+    assert!(
+        posed.contains(&Vec3::new(0.0, 1.0, 5.0)),
+        "instance under b (translated by +Z): {posed:?}"
+    );
+    assert!(
+        model.nodes.len() < 100,
+        "the self-instancing node is cut off: {} nodes",
+        model.nodes.len()
+    );
+}
+
+const INSTANCE_NODE_DAE: &str = r##"<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><created>2026-01-01T00:00:00</created><modified>2026-01-01T00:00:00</modified><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries>
+    <geometry id="tri" name="tri">
+      <mesh>
+        <source id="tri-pos">
+          <float_array id="tri-pos-array" count="9">0 0 0 1 0 0 0 1 0</float_array>
+          <technique_common><accessor source="#tri-pos-array" count="3" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common>
+        </source>
+        <vertices id="tri-v"><input semantic="POSITION" source="#tri-pos"/></vertices>
+        <triangles count="1"><input semantic="VERTEX" source="#tri-v" offset="0"/><p>0 1 2</p></triangles>
+      </mesh>
+    </geometry>
+  </library_geometries>
+  <library_nodes>
+    <node id="lib" name="lib"><instance_geometry url="#tri"/></node>
+    <node id="loop" name="loop"><instance_node url="#loop"/></node>
+  </library_nodes>
+  <library_visual_scenes>
+    <visual_scene id="scene">
+      <node id="a" name="a"><translate>1 0 0</translate><instance_node url="#lib"/></node>
+      <node id="b" name="b"><translate>0 0 5</translate><instance_node url="#lib"/><instance_node url="#loop"/></node>
+    </visual_scene>
+  </library_visual_scenes>
+  <scene><instance_visual_scene url="#scene"/></scene>
+</COLLADA>
+"##;

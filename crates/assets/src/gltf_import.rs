@@ -38,6 +38,7 @@ pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
             ));
         }
     };
+    check_enumerations(gltf.as_json()).map_err(&invalid)?;
     check_accessor_types(&gltf).map_err(invalid)?;
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut buffers: Vec<Vec<u8>> = Vec::new();
@@ -135,6 +136,56 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// Checks that every enumerated JSON value the wrapper methods unwrap is a known one: the
+/// `gltf` crate's validation lets some unknown values through (an unknown animation target
+/// path, found by fuzzing) and then panics when they are read.
+fn check_enumerations(root: &gltf::json::Root) -> Result<(), String> {
+    use gltf::json::validation::Checked;
+    let valid = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("unknown {what}"))
+        }
+    };
+    for a in &root.accessors {
+        valid(
+            matches!(a.component_type, Checked::Valid(_)) && matches!(a.type_, Checked::Valid(_)),
+            "accessor type",
+        )?;
+    }
+    for v in &root.buffer_views {
+        valid(
+            !matches!(v.target, Some(Checked::Invalid)),
+            "buffer view target",
+        )?;
+    }
+    for m in &root.meshes {
+        for p in &m.primitives {
+            valid(matches!(p.mode, Checked::Valid(_)), "primitive mode")?;
+            valid(
+                p.attributes.keys().all(|k| matches!(k, Checked::Valid(_))),
+                "vertex attribute",
+            )?;
+        }
+    }
+    for anim in &root.animations {
+        valid(
+            anim.channels
+                .iter()
+                .all(|c| matches!(c.target.path, Checked::Valid(_))),
+            "animation target path",
+        )?;
+        valid(
+            anim.samplers
+                .iter()
+                .all(|s| matches!(s.interpolation, Checked::Valid(_))),
+            "animation interpolation",
+        )?;
+    }
+    Ok(())
 }
 
 /// Checks that every accessor the readers will use has the type glTF prescribes for its role:

@@ -133,4 +133,11 @@ fn gltf_accessors_of_the_wrong_type_are_errors() {
         err.contains("animation output accessor 1 is Vec4 F32; expected Vec3"),
         "{err}"
     );
+    // Regression (fuzzing): an unknown target path passed the crate's validation, then panicked.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"translation\"", "\"tranzlation\"");
+    std::fs::write(&path, text).unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(err.contains("unknown animation target path"), "{err}");
 }

@@ -178,6 +178,13 @@ fn check_enumerations(root: &gltf::json::Root) -> Result<(), String> {
                 .all(|c| matches!(c.target.path, Checked::Valid(_))),
             "animation target path",
         )?;
+        // gltf-json validates channel samplers but not channel targets (found by fuzzing).
+        valid(
+            anim.channels
+                .iter()
+                .all(|c| c.target.node.value() < root.nodes.len()),
+            "animation target node",
+        )?;
         valid(
             anim.samplers
                 .iter()

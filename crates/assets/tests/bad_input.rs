@@ -140,4 +140,11 @@ fn gltf_accessors_of_the_wrong_type_are_errors() {
     std::fs::write(&path, text).unwrap();
     let err = load_model(&path).unwrap_err().to_string();
     assert!(err.contains("unknown animation target path"), "{err}");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"tranzlation\"", "\"translation\"")
+        .replace("\"node\": 0", "\"node\": 7");
+    std::fs::write(&path, text).unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(err.contains("unknown animation target node"), "{err}");
 }

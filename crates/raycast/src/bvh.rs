@@ -1,0 +1,355 @@
+//! A binary BVH over axis-aligned boxes, built with the binned surface-area heuristic.
+//!
+//! Layout invariants (checked by [`Bvh::validate`]): nodes are stored depth-first from the
+//! root at index 0; an inner node's left child is the next node and `right` names the other; a
+//! leaf covers `count > 0` consecutive entries of `prims` starting at `first`; every node's box
+//! contains its children's boxes (or its primitives' boxes). Children always come after their
+//! parent, so a refit is one pass in reverse order.
+
+use glam::Vec3A;
+
+/// An axis-aligned box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: Vec3A,
+    /// Largest corner.
+    pub max: Vec3A,
+}
+
+impl Aabb {
+    /// The empty box (grows from nothing).
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3A::splat(f32::INFINITY),
+        max: Vec3A::splat(f32::NEG_INFINITY),
+    };
+
+    /// Grows to contain a point.
+    pub fn grow(&mut self, p: Vec3A) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    /// Grows to contain a box.
+    pub fn merge(&mut self, b: &Aabb) {
+        self.min = self.min.min(b.min);
+        self.max = self.max.max(b.max);
+    }
+
+    /// Half the surface area (the SAH only compares areas).
+    pub fn half_area(&self) -> f32 {
+        let d = (self.max - self.min).max(Vec3A::ZERO);
+        d.x * d.y + d.y * d.z + d.z * d.x
+    }
+
+    /// The centre.
+    pub fn center(&self) -> Vec3A {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Whether the box contains another (with a tolerance for refit rounding).
+    pub fn contains(&self, b: &Aabb) -> bool {
+        self.min.cmple(b.min + 1e-5).all() && self.max.cmpge(b.max - 1e-5).all()
+    }
+}
+
+/// A node: a box and either two children or a run of primitives.
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    /// The bounds.
+    pub bounds: Aabb,
+    /// Inner: index of the right child (the left is the next node). Leaf: first primitive.
+    pub right_or_first: u32,
+    /// Leaf: number of primitives (> 0). Inner: 0.
+    pub count: u32,
+}
+
+/// A bounding volume hierarchy over primitives given by their boxes.
+#[derive(Clone, Debug, Default)]
+pub struct Bvh {
+    /// Nodes, depth-first.
+    pub nodes: Vec<Node>,
+    /// Primitive indices in leaf order.
+    pub prims: Vec<u32>,
+}
+
+const BINS: usize = 16;
+const MAX_LEAF: usize = 4;
+/// Cost of a box test relative to a primitive test, for the SAH.
+const TRAVERSAL_COST: f32 = 1.0;
+/// Depth after which splits are medians: the tree is at most `MAX_SAH_DEPTH + log2(n)` deep,
+/// which bounds the traversal stack ([`MAX_DEPTH`]).
+const MAX_SAH_DEPTH: usize = 64;
+/// No tree is deeper than this (64 SAH levels, then at most 32 median levels for 2^32 primitives).
+pub const MAX_DEPTH: usize = 100;
+/// Subtrees at least this large are built in parallel.
+const PARALLEL_THRESHOLD: usize = 4096;
+
+struct BuildItem {
+    bounds: Aabb,
+    center: Vec3A,
+    prim: u32,
+}
+
+impl Bvh {
+    /// Builds over primitive boxes (index = primitive id). The result does not depend on the
+    /// number of threads.
+    pub fn build(boxes: &[Aabb]) -> Bvh {
+        let mut items: Vec<BuildItem> = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BuildItem {
+                bounds: *b,
+                center: b.center(),
+                prim: i as u32,
+            })
+            .collect();
+        if items.is_empty() {
+            return Bvh::default();
+        }
+        let mut nodes = Vec::with_capacity(2 * items.len() / MAX_LEAF + 1);
+        build_into(&mut items, 0, &mut nodes, 0);
+        Bvh {
+            nodes,
+            prims: items.into_iter().map(|i| i.prim).collect(),
+        }
+    }
+
+    /// Recomputes every box from new primitive boxes, keeping the topology.
+    pub fn refit(&mut self, boxes: &[Aabb]) {
+        for i in (0..self.nodes.len()).rev() {
+            let node = self.nodes[i];
+            let bounds = if node.count > 0 {
+                let mut b = Aabb::EMPTY;
+                let first = node.right_or_first as usize;
+                for &p in &self.prims[first..first + node.count as usize] {
+                    b.merge(&boxes[p as usize]);
+                }
+                b
+            } else {
+                let mut b = self.nodes[i + 1].bounds;
+                b.merge(&self.nodes[node.right_or_first as usize].bounds);
+                b
+            };
+            self.nodes[i].bounds = bounds;
+        }
+    }
+
+    /// The SAH cost of the tree relative to its root area: grows when a refit degrades it.
+    pub fn sah_cost(&self) -> f32 {
+        let Some(root) = self.nodes.first() else {
+            return 0.0;
+        };
+        let area = root.bounds.half_area().max(f32::MIN_POSITIVE);
+        self.nodes
+            .iter()
+            .map(|n| {
+                n.bounds.half_area() / area
+                    * if n.count > 0 {
+                        n.count as f32
+                    } else {
+                        TRAVERSAL_COST
+                    }
+            })
+            .sum()
+    }
+
+    /// Checks the layout invariants against the primitive boxes; `Err` names the first broken one.
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), String> {
+        let mut seen = vec![false; boxes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.count > 0 {
+                let first = n.right_or_first as usize;
+                for &p in self
+                    .prims
+                    .get(first..first + n.count as usize)
+                    .ok_or(format!("leaf {i} out of range"))?
+                {
+                    if !n.bounds.contains(&boxes[p as usize]) {
+                        return Err(format!("leaf {i} does not contain primitive {p}"));
+                    }
+                    if std::mem::replace(&mut seen[p as usize], true) {
+                        return Err(format!("primitive {p} is in two leaves"));
+                    }
+                }
+            } else {
+                let (l, r) = (i + 1, n.right_or_first as usize);
+                if r <= l || r >= self.nodes.len() {
+                    return Err(format!("node {i} has children {l}, {r}"));
+                }
+                if !n.bounds.contains(&self.nodes[l].bounds)
+                    || !n.bounds.contains(&self.nodes[r].bounds)
+                {
+                    return Err(format!("node {i} does not contain its children"));
+                }
+            }
+        }
+        match seen.iter().position(|s| !s) {
+            Some(p) if !self.nodes.is_empty() => Err(format!("primitive {p} is in no leaf")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Builds the subtree of `items` (which will occupy `prims[offset..]`), appending its nodes.
+fn build_into(items: &mut [BuildItem], offset: usize, nodes: &mut Vec<Node>, depth: usize) {
+    let mut bounds = Aabb::EMPTY;
+    let mut centers = Aabb::EMPTY;
+    for it in items.iter() {
+        bounds.merge(&it.bounds);
+        centers.grow(it.center);
+    }
+    let me = nodes.len();
+    nodes.push(Node {
+        bounds,
+        right_or_first: offset as u32,
+        count: items.len() as u32,
+    });
+    if items.len() <= MAX_LEAF {
+        return;
+    }
+    // Past MAX_SAH_DEPTH, median splits bound the depth (and so the traversal stack).
+    let split = if depth < MAX_SAH_DEPTH {
+        best_split(items, &bounds, &centers)
+    } else {
+        None
+    };
+    let Some(split) = split else {
+        if items.len() <= 4 * MAX_LEAF && depth < MAX_SAH_DEPTH {
+            return; // identical centres: keep a (slightly larger) leaf
+        }
+        let axis = (centers.max - centers.min)
+            .to_array()
+            .iter()
+            .enumerate()
+            .fold(0, |best, (i, e)| {
+                if *e > (centers.max - centers.min)[best] {
+                    i
+                } else {
+                    best
+                }
+            });
+        let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |a, b| {
+            a.center[axis]
+                .total_cmp(&b.center[axis])
+                .then(a.prim.cmp(&b.prim))
+        });
+        return split_at(items, mid, offset, me, nodes, depth);
+    };
+    let mid = partition(items, |it| {
+        bin_of(it.center, &centers, split.axis) < split.bin
+    });
+    if mid == 0 || mid == items.len() {
+        return;
+    }
+    split_at(items, mid, offset, me, nodes, depth);
+}
+
+fn split_at(
+    items: &mut [BuildItem],
+    mid: usize,
+    offset: usize,
+    me: usize,
+    nodes: &mut Vec<Node>,
+    depth: usize,
+) {
+    let (left, right) = items.split_at_mut(mid);
+    if left.len() + right.len() >= PARALLEL_THRESHOLD {
+        // Build both halves into their own node lists, then splice: the same tree as the
+        // sequential build, whatever the thread count.
+        let (mut l_nodes, mut r_nodes) = (Vec::new(), Vec::new());
+        rayon::join(
+            || build_into(left, offset, &mut l_nodes, depth + 1),
+            || build_into(right, offset + mid, &mut r_nodes, depth + 1),
+        );
+        let l_base = nodes.len() as u32;
+        let r_base = l_base + l_nodes.len() as u32;
+        relocate(&mut l_nodes, l_base);
+        relocate(&mut r_nodes, r_base);
+        nodes.extend(l_nodes);
+        nodes.extend(r_nodes);
+        nodes[me].right_or_first = r_base;
+    } else {
+        build_into(left, offset, nodes, depth + 1);
+        let right_index = nodes.len() as u32;
+        build_into(right, offset + mid, nodes, depth + 1);
+        nodes[me].right_or_first = right_index;
+    }
+    nodes[me].count = 0;
+}
+
+/// Shifts the child links of nodes built in a separate list.
+fn relocate(nodes: &mut [Node], base: u32) {
+    for n in nodes.iter_mut().filter(|n| n.count == 0) {
+        n.right_or_first += base;
+    }
+}
+
+struct Split {
+    axis: usize,
+    bin: usize,
+}
+
+fn bin_of(c: Vec3A, centers: &Aabb, axis: usize) -> usize {
+    let extent = centers.max[axis] - centers.min[axis];
+    let b = ((c[axis] - centers.min[axis]) / extent * BINS as f32) as usize;
+    b.min(BINS - 1)
+}
+
+/// The cheapest SAH split over binned centroids on any axis, if it beats a leaf.
+fn best_split(items: &[BuildItem], bounds: &Aabb, centers: &Aabb) -> Option<Split> {
+    let mut best: Option<(f32, Split)> = None;
+    for axis in 0..3 {
+        if centers.max[axis] - centers.min[axis] <= 0.0 {
+            continue;
+        }
+        let mut bin_bounds = [Aabb::EMPTY; BINS];
+        let mut bin_counts = [0u32; BINS];
+        for it in items {
+            let b = bin_of(it.center, centers, axis);
+            bin_bounds[b].merge(&it.bounds);
+            bin_counts[b] += 1;
+        }
+        // Sweep from the right, then from the left.
+        let mut right_area = [0.0f32; BINS];
+        let mut acc = Aabb::EMPTY;
+        let mut count = 0;
+        let mut right_count = [0u32; BINS];
+        for b in (1..BINS).rev() {
+            acc.merge(&bin_bounds[b]);
+            count += bin_counts[b];
+            right_area[b] = acc.half_area();
+            right_count[b] = count;
+        }
+        let mut acc = Aabb::EMPTY;
+        let mut count = 0;
+        for b in 1..BINS {
+            acc.merge(&bin_bounds[b - 1]);
+            count += bin_counts[b - 1];
+            if count == 0 || right_count[b] == 0 {
+                continue;
+            }
+            let cost = acc.half_area() * count as f32 + right_area[b] * right_count[b] as f32;
+            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                best = Some((cost, Split { axis, bin: b }));
+            }
+        }
+    }
+    let (cost, split) = best?;
+    let leaf_cost = bounds.half_area() * items.len() as f32;
+    let split_cost = TRAVERSAL_COST * bounds.half_area() + cost;
+    (split_cost < leaf_cost || items.len() > 4 * MAX_LEAF).then_some(split)
+}
+
+/// Stable-order-independent partition: items satisfying `left` first. Deterministic.
+fn partition(items: &mut [BuildItem], left: impl Fn(&BuildItem) -> bool) -> usize {
+    let mut i = 0;
+    for j in 0..items.len() {
+        if left(&items[j]) {
+            items.swap(i, j);
+            i += 1;
+        }
+    }
+    i
+}

@@ -1,0 +1,34 @@
+//! Ray casting against exact triangles: the engine behind every range and camera sensor.
+//!
+//! Owns: triangle meshes with SAH-built BVHs ([`TriangleMesh`]), refit after vertex motion (a
+//! skinned actor re-posed each step) with a rebuild when the refit degrades the tree, a
+//! two-level [`Scene`] of instances with a top-level BVH, closest-hit and any-hit queries, and
+//! batch queries on the rayon pool. Hits are watertight (Woop et al. 2013) and deterministic:
+//! ties are broken by instance, then triangle index, so results do not depend on traversal
+//! order or thread count.
+//!
+//! Must not touch: worlds, models, sensors. Pure Rust; no system library.
+//!
+//! ```
+//! use glam::{Affine3A, Vec3, Vec3A};
+//! use passerby_raycast::{Ray, Scene, TriangleMesh};
+//! let floor = TriangleMesh::new(
+//!     vec![Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(1.0, 1.0, 0.0), Vec3::new(-1.0, 1.0, 0.0)],
+//!     vec![[0, 1, 2], [0, 2, 3]],
+//! );
+//! let mut scene = Scene::new();
+//! let mesh = scene.add_mesh(floor);
+//! scene.add_instance(mesh, Affine3A::IDENTITY);
+//! scene.commit();
+//! let ray = Ray::new(Vec3A::new(0.2, 0.3, 2.0), Vec3A::new(0.0, 0.0, -1.0), 0.0, f32::INFINITY).unwrap();
+//! assert_eq!(scene.closest(&ray).unwrap().t, 2.0);
+//! ```
+
+pub mod bvh;
+mod mesh;
+mod ray;
+mod scene;
+
+pub use mesh::{LocalHit, TriangleMesh};
+pub use ray::{Hit, Ray, RayError};
+pub use scene::{Instance, MeshId, Scene};

@@ -1,0 +1,234 @@
+//! A triangle mesh with its BVH: build, refit after vertex motion, closest and any hit.
+
+use crate::bvh::{Aabb, Bvh};
+use crate::ray::{Shear, intersect_box, intersect_triangle};
+use glam::Vec3A;
+
+/// A triangle mesh in its own frame, ready for ray queries.
+#[derive(Clone, Debug)]
+pub struct TriangleMesh {
+    vertices: Vec<Vec3A>,
+    triangles: Vec<[u32; 3]>,
+    /// Triangle corners in BVH leaf order, for locality in the hot loop.
+    corners: Vec<[Vec3A; 3]>,
+    bvh: Bvh,
+    /// SAH cost right after the last full build, to detect refit degradation.
+    built_cost: f32,
+}
+
+/// A hit in mesh-local terms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocalHit {
+    /// Ray parameter.
+    pub t: f32,
+    /// Barycentric weight of the second vertex.
+    pub u: f32,
+    /// Barycentric weight of the third vertex.
+    pub v: f32,
+    /// Triangle index.
+    pub triangle: u32,
+}
+
+impl TriangleMesh {
+    /// Builds a mesh; triangles that index outside `vertices` are dropped.
+    pub fn new(vertices: Vec<glam::Vec3>, triangles: Vec<[u32; 3]>) -> TriangleMesh {
+        let n = vertices.len() as u32;
+        let triangles: Vec<[u32; 3]> = triangles
+            .into_iter()
+            .filter(|t| t.iter().all(|&i| i < n))
+            .collect();
+        let mut mesh = TriangleMesh {
+            vertices: vertices.into_iter().map(Vec3A::from).collect(),
+            triangles,
+            corners: Vec::new(),
+            bvh: Bvh::default(),
+            built_cost: 0.0,
+        };
+        mesh.rebuild();
+        mesh
+    }
+
+    fn boxes(&self) -> Vec<Aabb> {
+        self.triangles
+            .iter()
+            .map(|t| {
+                let mut b = Aabb::EMPTY;
+                for &i in t {
+                    b.grow(self.vertices[i as usize]);
+                }
+                b
+            })
+            .collect()
+    }
+
+    fn gather_corners(&mut self) {
+        self.corners.clear();
+        self.corners.extend(
+            self.bvh
+                .prims
+                .iter()
+                .map(|&p| self.triangles[p as usize].map(|i| self.vertices[i as usize])),
+        );
+    }
+
+    /// Rebuilds the BVH from scratch.
+    pub fn rebuild(&mut self) {
+        self.bvh = Bvh::build(&self.boxes());
+        self.built_cost = self.bvh.sah_cost();
+        self.gather_corners();
+    }
+
+    /// Moves the vertices (same count and triangles) and refits the BVH; rebuilds instead when
+    /// the refit has made the tree more than twice as costly as a fresh build was.
+    /// Returns whether it rebuilt.
+    pub fn update_vertices(&mut self, vertices: &[glam::Vec3]) -> bool {
+        for (dst, src) in self.vertices.iter_mut().zip(vertices) {
+            *dst = Vec3A::from(*src);
+        }
+        let boxes = self.boxes();
+        self.bvh.refit(&boxes);
+        let rebuilt = self.bvh.sah_cost() > 2.0 * self.built_cost;
+        if rebuilt {
+            self.rebuild();
+        } else {
+            self.gather_corners();
+        }
+        rebuilt
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// The bounds of all vertices used by triangles (empty box for an empty mesh).
+    pub fn bounds(&self) -> Aabb {
+        self.bvh.nodes.first().map_or(Aabb::EMPTY, |n| n.bounds)
+    }
+
+    /// The BVH (for validation and statistics).
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+
+    /// The unit geometric normal of a triangle (counter-clockwise front).
+    pub fn triangle_normal(&self, triangle: u32) -> Vec3A {
+        let [a, b, c] = self.triangles[triangle as usize].map(|i| self.vertices[i as usize]);
+        (b - a).cross(c - a).normalize_or_zero()
+    }
+
+    /// The closest hit with `t` in `(t_min, t_max)`. Ties between triangles at the same `t`
+    /// go to the lower triangle index, so results never depend on traversal order.
+    pub fn closest(&self, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) -> Option<LocalHit> {
+        self.traverse(origin, dir, t_min, t_max, false)
+    }
+
+    /// Whether anything is hit with `t` in `(t_min, t_max)` (shadow rays).
+    pub fn any_hit(&self, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) -> bool {
+        self.traverse(origin, dir, t_min, t_max, true).is_some()
+    }
+
+    fn traverse(
+        &self,
+        origin: Vec3A,
+        dir: Vec3A,
+        t_min: f32,
+        t_max: f32,
+        any: bool,
+    ) -> Option<LocalHit> {
+        let nodes = &self.bvh.nodes;
+        if nodes.is_empty() {
+            return None;
+        }
+        let shear = Shear::new(dir);
+        let inv = shear.inv_dir;
+        let mut best: Option<LocalHit> = None;
+        let mut t_far = t_max;
+        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+        let mut sp = 0usize;
+        let mut node = 0usize;
+        intersect_box(
+            origin,
+            inv,
+            t_min,
+            t_far,
+            nodes[0].bounds.min,
+            nodes[0].bounds.max,
+        )?;
+        loop {
+            let n = &nodes[node];
+            if n.count > 0 {
+                let first = n.right_or_first as usize;
+                for k in first..first + n.count as usize {
+                    // The tie-break needs hits at exactly t_far too: allow them, then compare.
+                    if let Some((t, u, v)) =
+                        intersect_triangle(origin, &shear, t_min, next_up(t_far), self.corners[k])
+                    {
+                        let triangle = self.bvh.prims[k];
+                        let better = match best {
+                            None => t < t_max,
+                            Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
+                        };
+                        if better {
+                            best = Some(LocalHit { t, u, v, triangle });
+                            t_far = t;
+                            if any {
+                                return best;
+                            }
+                        }
+                    }
+                }
+            } else {
+                let (l, r) = (node + 1, n.right_or_first as usize);
+                let hl = intersect_box(
+                    origin,
+                    inv,
+                    t_min,
+                    t_far,
+                    nodes[l].bounds.min,
+                    nodes[l].bounds.max,
+                );
+                let hr = intersect_box(
+                    origin,
+                    inv,
+                    t_min,
+                    t_far,
+                    nodes[r].bounds.min,
+                    nodes[r].bounds.max,
+                );
+                match (hl, hr) {
+                    (Some(a), Some(b)) => {
+                        let (near, far) = if a <= b { (l, r) } else { (r, l) };
+                        // Pushes never exceed the tree depth, bounded by construction.
+                        stack[sp] = far as u32;
+                        sp += 1;
+                        node = near;
+                        continue;
+                    }
+                    (Some(_), None) => {
+                        node = l;
+                        continue;
+                    }
+                    (None, Some(_)) => {
+                        node = r;
+                        continue;
+                    }
+                    (None, None) => {}
+                }
+            }
+            if sp == 0 {
+                return best;
+            }
+            sp -= 1;
+            node = stack[sp] as usize;
+        }
+    }
+}
+
+fn next_up(t: f32) -> f32 {
+    if t.is_finite() {
+        f32::from_bits(t.to_bits() + if t >= 0.0 { 1 } else { 0 })
+    } else {
+        t
+    }
+}

@@ -1,0 +1,244 @@
+//! A two-level scene: meshes (each with its own BVH, shared by any number of instances) placed
+//! by instance transforms, and a top-level BVH over the instances, rebuilt when they move.
+//!
+//! Rays are intersected in each instance's own frame (the ray is moved there, the mesh is not),
+//! so precision follows the mesh's own coordinates, not its placement: a 2e5 m ground plane made
+//! of a unit square scaled up keeps millimetre hits near the origin.
+
+use crate::bvh::{Aabb, Bvh};
+use crate::mesh::TriangleMesh;
+use crate::ray::{Hit, Ray, intersect_box};
+use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
+
+/// Index of a mesh in a [`Scene`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MeshId(pub u32);
+
+/// A placed mesh.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// The mesh.
+    pub mesh: MeshId,
+    /// `world_from_mesh`.
+    pub world_from_mesh: Affine3A,
+    mesh_from_world: Affine3A,
+    normal_to_world: glam::Mat3A,
+}
+
+/// Meshes, instances and the top-level BVH.
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    meshes: Vec<TriangleMesh>,
+    instances: Vec<Instance>,
+    tlas: Bvh,
+    instance_boxes: Vec<Aabb>,
+}
+
+impl Scene {
+    /// An empty scene.
+    pub fn new() -> Scene {
+        Scene::default()
+    }
+
+    /// Adds a mesh (not yet placed anywhere).
+    pub fn add_mesh(&mut self, mesh: TriangleMesh) -> MeshId {
+        self.meshes.push(mesh);
+        MeshId(self.meshes.len() as u32 - 1)
+    }
+
+    /// The mesh with this id.
+    pub fn mesh(&self, id: MeshId) -> &TriangleMesh {
+        &self.meshes[id.0 as usize]
+    }
+
+    /// The mesh with this id, to update its vertices (call [`Scene::commit`] afterwards).
+    pub fn mesh_mut(&mut self, id: MeshId) -> &mut TriangleMesh {
+        &mut self.meshes[id.0 as usize]
+    }
+
+    /// Places a mesh; returns the instance index reported in hits. Call [`Scene::commit`]
+    /// before casting.
+    pub fn add_instance(&mut self, mesh: MeshId, world_from_mesh: Affine3A) -> u32 {
+        self.instances.push(make_instance(mesh, world_from_mesh));
+        self.instances.len() as u32 - 1
+    }
+
+    /// Moves an instance (call [`Scene::commit`] afterwards).
+    pub fn set_transform(&mut self, instance: u32, world_from_mesh: Affine3A) {
+        let mesh = self.instances[instance as usize].mesh;
+        self.instances[instance as usize] = make_instance(mesh, world_from_mesh);
+    }
+
+    /// Number of instances.
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
+    }
+
+    /// Total triangles over all instances.
+    pub fn triangle_count(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| self.meshes[i.mesh.0 as usize].triangle_count())
+            .sum()
+    }
+
+    /// Rebuilds the top-level BVH over the instances' world boxes.
+    pub fn commit(&mut self) {
+        self.instance_boxes = self
+            .instances
+            .iter()
+            .map(|inst| {
+                transform_box(
+                    &self.meshes[inst.mesh.0 as usize].bounds(),
+                    &inst.world_from_mesh,
+                )
+            })
+            .collect();
+        self.tlas = Bvh::build(&self.instance_boxes);
+    }
+
+    /// The closest hit of a ray. Equal distances go to the lower instance, then the lower
+    /// triangle, so the answer never depends on traversal order or threads.
+    pub fn closest(&self, ray: &Ray) -> Option<Hit> {
+        let mut best: Option<Hit> = None;
+        self.visit_instances(ray, |inst_index, inst, t_far| {
+            let mesh = &self.meshes[inst.mesh.0 as usize];
+            let o = inst.mesh_from_world.transform_point3a(ray.origin);
+            let d = inst.mesh_from_world.transform_vector3a(ray.dir);
+            let bound = t_far.map_or(ray.t_max, next_up);
+            if let Some(h) = mesh.closest(o, d, ray.t_min, bound) {
+                let better = match &best {
+                    None => h.t < ray.t_max,
+                    Some(b) => {
+                        h.t < b.t
+                            || (h.t == b.t && (inst_index, h.triangle) < (b.instance, b.triangle))
+                    }
+                };
+                if better {
+                    let normal = (inst.normal_to_world * mesh.triangle_normal(h.triangle))
+                        .normalize_or_zero();
+                    best = Some(Hit {
+                        t: h.t,
+                        u: h.u,
+                        v: h.v,
+                        triangle: h.triangle,
+                        instance: inst_index,
+                        normal,
+                    });
+                }
+            }
+            best.map(|b| b.t)
+        });
+        best
+    }
+
+    /// Whether a ray hits anything (shadow rays).
+    pub fn any_hit(&self, ray: &Ray) -> bool {
+        let mut found = false;
+        self.visit_instances(ray, |_, inst, _| {
+            if !found {
+                let o = inst.mesh_from_world.transform_point3a(ray.origin);
+                let d = inst.mesh_from_world.transform_vector3a(ray.dir);
+                found = self.meshes[inst.mesh.0 as usize].any_hit(o, d, ray.t_min, ray.t_max);
+            }
+            found.then_some(ray.t_min)
+        });
+        found
+    }
+
+    /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers
+    /// `rays[i]`. The results do not depend on the number of threads.
+    pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+        out.par_chunks_mut(256)
+            .zip(rays.par_chunks(256))
+            .for_each(|(o, r)| {
+                for (slot, ray) in o.iter_mut().zip(r) {
+                    *slot = self.closest(ray);
+                }
+            });
+    }
+
+    /// Walks the top-level BVH, calling `f(index, instance, current_best_t)` for each instance
+    /// whose box the ray reaches; `f` returns the best `t` so far, which prunes the rest.
+    fn visit_instances(
+        &self,
+        ray: &Ray,
+        mut f: impl FnMut(u32, &Instance, Option<f32>) -> Option<f32>,
+    ) {
+        let nodes = &self.tlas.nodes;
+        if nodes.is_empty() {
+            return;
+        }
+        let inv = ray.dir.recip();
+        let mut best: Option<f32> = None;
+        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+        let mut sp = 0;
+        let mut node = 0usize;
+        loop {
+            let limit = best.map_or(ray.t_max, next_up);
+            let n = &nodes[node];
+            if intersect_box(
+                ray.origin,
+                inv,
+                ray.t_min,
+                limit,
+                n.bounds.min,
+                n.bounds.max,
+            )
+            .is_some()
+            {
+                if n.count > 0 {
+                    let first = n.right_or_first as usize;
+                    for &p in &self.tlas.prims[first..first + n.count as usize] {
+                        best = f(p, &self.instances[p as usize], best);
+                    }
+                } else {
+                    stack[sp] = n.right_or_first;
+                    sp += 1;
+                    node += 1;
+                    continue;
+                }
+            }
+            if sp == 0 {
+                return;
+            }
+            sp -= 1;
+            node = stack[sp] as usize;
+        }
+    }
+}
+
+fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {
+    let linear = world_from_mesh.matrix3;
+    Instance {
+        mesh,
+        world_from_mesh,
+        mesh_from_world: world_from_mesh.inverse(),
+        normal_to_world: linear.inverse().transpose(),
+    }
+}
+
+fn transform_box(b: &Aabb, m: &Affine3A) -> Aabb {
+    let mut out = Aabb::EMPTY;
+    if b.min.x > b.max.x {
+        return out;
+    }
+    for i in 0..8 {
+        let corner = Vec3A::new(
+            if i & 1 == 0 { b.min.x } else { b.max.x },
+            if i & 2 == 0 { b.min.y } else { b.max.y },
+            if i & 4 == 0 { b.min.z } else { b.max.z },
+        );
+        out.grow(m.transform_point3a(corner));
+    }
+    out
+}
+
+fn next_up(t: f32) -> f32 {
+    if t.is_finite() && t >= 0.0 {
+        f32::from_bits(t.to_bits() + 1)
+    } else {
+        t
+    }
+}

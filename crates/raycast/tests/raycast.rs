@@ -1,0 +1,381 @@
+//! Ray casting against analytic answers and a brute-force reference.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use glam::{Affine3A, Quat, Vec3, Vec3A};
+use passerby_raycast::bvh::{Aabb, Bvh};
+use passerby_raycast::{Ray, RayError, Scene, TriangleMesh};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn ray(o: Vec3, d: Vec3) -> Ray {
+    Ray::new(o.into(), d.into(), 0.0, f32::INFINITY).unwrap()
+}
+
+fn scene_of(mesh: TriangleMesh) -> Scene {
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(mesh);
+    scene.add_instance(id, Affine3A::IDENTITY);
+    scene.commit();
+    scene
+}
+
+/// An axis-aligned box as 12 triangles.
+fn cuboid(min: Vec3, max: Vec3) -> TriangleMesh {
+    let v: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { min.x } else { max.x },
+                if i & 2 == 0 { min.y } else { max.y },
+                if i & 4 == 0 { min.z } else { max.z },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let tris = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    TriangleMesh::new(v, tris)
+}
+
+fn random_dir(rng: &mut ChaCha8Rng) -> Vec3 {
+    loop {
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        if v.length() > 0.1 && v.length() <= 1.0 {
+            return v.normalize();
+        }
+    }
+}
+
+#[test]
+fn ranges_in_a_box_room_are_analytic() {
+    let scene = scene_of(cuboid(
+        Vec3::new(-5.0, -4.0, -3.0),
+        Vec3::new(6.0, 4.0, 3.0),
+    ));
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let origin = Vec3::new(0.5, -0.25, 0.1);
+    for _ in 0..2000 {
+        let d = random_dir(&mut rng);
+        let hit = scene
+            .closest(&ray(origin, d))
+            .expect("a closed room is always hit");
+        let expected = [(-5.0, 6.0, 0), (-4.0, 4.0, 1), (-3.0, 3.0, 2)]
+            .iter()
+            .map(|&(lo, hi, a)| {
+                if d[a] > 0.0 {
+                    (hi - origin[a]) / d[a]
+                } else {
+                    (lo - origin[a]) / d[a]
+                }
+            })
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            (hit.t - expected).abs() < 1e-4,
+            "{d:?}: {} vs {expected}",
+            hit.t
+        );
+        let p = origin + d * hit.t;
+        assert!(
+            hit.normal.length() > 0.99 && (Vec3::from(hit.normal).dot(d)).abs() > 0.0,
+            "{p:?}"
+        );
+    }
+}
+
+#[test]
+fn agrees_with_brute_force_on_random_triangle_soups() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for size in [1usize, 2, 3, 10, 100, 1000, 5000] {
+        let vertices: Vec<Vec3> = (0..size * 3)
+            .map(|_| {
+                Vec3::new(
+                    rng.random_range(-10.0..10.0),
+                    rng.random_range(-10.0..10.0),
+                    rng.random_range(-10.0..10.0),
+                )
+            })
+            .collect();
+        let triangles: Vec<[u32; 3]> = (0..size as u32)
+            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+            .collect();
+        let mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
+        let boxes: Vec<Aabb> = triangles
+            .iter()
+            .map(|t| {
+                let mut b = Aabb::EMPTY;
+                t.iter().for_each(|&i| b.grow(vertices[i as usize].into()));
+                b
+            })
+            .collect();
+        mesh.bvh().validate(&boxes).unwrap();
+        let single: Vec<TriangleMesh> = triangles
+            .iter()
+            .map(|t| {
+                TriangleMesh::new(
+                    t.iter().map(|&i| vertices[i as usize]).collect(),
+                    vec![[0, 1, 2]],
+                )
+            })
+            .collect();
+        for _ in 0..300 {
+            let o = Vec3::new(
+                rng.random_range(-15.0..15.0),
+                rng.random_range(-15.0..15.0),
+                rng.random_range(-15.0..15.0),
+            );
+            let d = random_dir(&mut rng);
+            let got = mesh.closest(o.into(), d.into(), 0.0, f32::INFINITY);
+            let expected = single
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| {
+                    m.closest(o.into(), d.into(), 0.0, f32::INFINITY)
+                        .map(|h| (h.t, i as u32))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            assert_eq!(got.map(|h| (h.t, h.triangle)), expected, "size {size}");
+        }
+    }
+}
+
+#[test]
+fn rays_through_shared_edges_and_vertices_never_slip_through() {
+    // A 20 x 20 grid of unit squares, two triangles each, at z = 0.
+    let n = 20;
+    let vertices: Vec<Vec3> = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| Vec3::new(i as f32 * 0.37, j as f32 * 0.41, 0.0)))
+        .collect();
+    let idx = |i: u32, j: u32| j * (n + 1) + i;
+    let triangles: Vec<[u32; 3]> = (0..n)
+        .flat_map(|j| {
+            (0..n).flat_map(move |i| {
+                [
+                    [idx(i, j), idx(i + 1, j), idx(i + 1, j + 1)],
+                    [idx(i, j), idx(i + 1, j + 1), idx(i, j + 1)],
+                ]
+            })
+        })
+        .collect();
+    let scene = scene_of(TriangleMesh::new(vertices.clone(), triangles.clone()));
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut targets: Vec<Vec3> = vertices
+        .iter()
+        .filter(|v| v.x > 0.0 && v.y > 0.0 && v.x < 7.0 && v.y < 8.0)
+        .copied()
+        .collect();
+    for t in &triangles {
+        let [a, b, c] = t.map(|i| vertices[i as usize]);
+        targets.extend([(a + b) * 0.5, (b + c) * 0.5, (a + c) * 0.5, a.lerp(c, 0.3)]);
+    }
+    for target in targets
+        .iter()
+        .filter(|p| p.x > 0.0 && p.y > 0.0 && p.x < 7.0 && p.y < 8.0)
+    {
+        for _ in 0..3 {
+            let origin = Vec3::new(
+                rng.random_range(-3.0..10.0),
+                rng.random_range(-3.0..10.0),
+                rng.random_range(0.5..5.0),
+            );
+            assert!(
+                scene.closest(&ray(origin, *target - origin)).is_some(),
+                "slipped through at {target:?} from {origin:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn instances_are_hit_in_their_own_frame_even_when_huge() {
+    let unit_square = TriangleMesh::new(
+        vec![
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+        ],
+        vec![[0, 1, 2], [0, 2, 3]],
+    );
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(unit_square);
+    // A 2e5 m plane, rotated a little, lifted to z = 0.5.
+    let plane = Affine3A::from_scale_rotation_translation(
+        Vec3::new(1e5, 1e5, 1.0),
+        Quat::from_rotation_z(0.3),
+        Vec3::new(0.0, 0.0, 0.5),
+    );
+    scene.add_instance(id, plane);
+    // A second, small square turned to face -X, standing at x = 3 above the plane.
+    let tilted = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(0.5),
+        Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+        Vec3::new(3.0, 0.0, 1.0),
+    );
+    scene.add_instance(id, tilted);
+    scene.commit();
+    for (x, y) in [(0.0013, -0.0021), (1.2345, 0.5), (-7.0, 3.0)] {
+        let hit = scene
+            .closest(&ray(Vec3::new(x, y, 10.0), Vec3::NEG_Z))
+            .unwrap();
+        assert_eq!(hit.instance, 0);
+        assert!((hit.t - 9.5).abs() < 1e-3, "t = {}", hit.t);
+        assert!((Vec3::from(hit.normal) - Vec3::Z).length() < 1e-5);
+    }
+    let hit = scene
+        .closest(&ray(Vec3::new(0.0, 0.2, 1.1), Vec3::X))
+        .unwrap();
+    assert_eq!(hit.instance, 1);
+    assert!((hit.t - 3.0).abs() < 1e-5, "t = {}", hit.t);
+    let miss = scene.closest(&ray(Vec3::new(0.0, 5.0, 1.1), Vec3::X));
+    assert!(miss.is_none());
+}
+
+#[test]
+fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let n = 2000;
+    let mut vertices: Vec<Vec3> = (0..n * 3)
+        .map(|_| {
+            Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            )
+        })
+        .collect();
+    let triangles: Vec<[u32; 3]> = (0..n as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    let mut mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
+    // A small motion: refit only, and the answers are those of a fresh build.
+    for v in &mut vertices {
+        *v += Vec3::new(0.0, 0.0, 0.05 * v.x);
+    }
+    assert!(
+        !mesh.update_vertices(&vertices),
+        "a small motion is refitted"
+    );
+    let fresh = TriangleMesh::new(vertices.clone(), triangles.clone());
+    for _ in 0..300 {
+        let o = Vec3::new(
+            rng.random_range(-3.0..3.0),
+            rng.random_range(-3.0..3.0),
+            5.0,
+        );
+        let d = (Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            0.0,
+        ) - o)
+            .normalize();
+        let a = mesh
+            .closest(o.into(), d.into(), 0.0, f32::INFINITY)
+            .map(|h| (h.t, h.triangle));
+        let b = fresh
+            .closest(o.into(), d.into(), 0.0, f32::INFINITY)
+            .map(|h| (h.t, h.triangle));
+        assert_eq!(a, b);
+    }
+    // Small triangles on a line, then spread out so each spans the whole line: rebuilt.
+    let strip: Vec<Vec3> = (0..3000)
+        .map(|i| Vec3::new(i as f32 / 3.0, (i % 3) as f32 * 0.01, 0.0))
+        .collect();
+    let tris: Vec<[u32; 3]> = (0..1000u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    let mut mesh = TriangleMesh::new(strip.clone(), tris);
+    let spread: Vec<Vec3> = (0..3000)
+        .map(|i| {
+            if i % 3 == 0 {
+                strip[i]
+            } else {
+                Vec3::new(1000.0 - strip[i].x, strip[i].y, 1.0)
+            }
+        })
+        .collect();
+    assert!(mesh.update_vertices(&spread), "a degraded tree is rebuilt");
+}
+
+#[test]
+fn degenerate_empty_and_invalid_inputs() {
+    let line = TriangleMesh::new(
+        vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0, Vec3::Y],
+        vec![[0, 1, 2], [0, 0, 3], [0, 1, 9]],
+    );
+    assert_eq!(line.triangle_count(), 2, "out-of-range indices are dropped");
+    let scene = scene_of(line);
+    for d in [
+        Vec3::NEG_Z,
+        Vec3::new(0.0, -1.0, -1.0),
+        Vec3::new(1.0, 0.0, -1.0),
+    ] {
+        assert!(
+            scene.closest(&ray(Vec3::new(0.5, 0.0, 1.0), d)).is_none(),
+            "zero-area triangles are never hit"
+        );
+    }
+    assert!(Scene::new().closest(&ray(Vec3::ZERO, Vec3::X)).is_none());
+    let mut empty = Scene::new();
+    empty.commit();
+    assert!(empty.closest(&ray(Vec3::ZERO, Vec3::X)).is_none());
+    assert_eq!(
+        Ray::new(Vec3A::ZERO, Vec3A::ZERO, 0.0, 1.0),
+        Err(RayError::ZeroDirection)
+    );
+    assert_eq!(
+        Ray::new(Vec3A::ZERO, Vec3A::new(f32::NAN, 0.0, 1.0), 0.0, 1.0),
+        Err(RayError::NotFinite)
+    );
+    assert_eq!(
+        Ray::new(Vec3A::splat(f32::INFINITY), Vec3A::X, 0.0, 1.0),
+        Err(RayError::NotFinite)
+    );
+    assert!(Bvh::build(&[]).nodes.is_empty());
+}
+
+#[test]
+fn batches_are_identical_for_any_thread_count() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let vertices: Vec<Vec3> = (0..30_000)
+        .map(|_| {
+            Vec3::new(
+                rng.random_range(-10.0..10.0),
+                rng.random_range(-10.0..10.0),
+                rng.random_range(-10.0..10.0),
+            )
+        })
+        .collect();
+    let triangles: Vec<[u32; 3]> = (0..10_000u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    let rays: Vec<Ray> = (0..20_000)
+        .map(|_| ray(Vec3::new(0.0, 0.0, 12.0), random_dir(&mut rng)))
+        .collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let scene = scene_of(TriangleMesh::new(vertices.clone(), triangles.clone()));
+            let mut out = vec![None; rays.len()];
+            scene.closest_batch(&rays, &mut out);
+            out
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert!(one.iter().filter(|h| h.is_some()).count() > 1000);
+}

@@ -54,8 +54,8 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// Simulate a world and record its sensors (not available yet).
     Run(commands::reserved::ReservedArgs),
-    /// Measure ray-casting speed on a world's sensors (not available yet).
-    Bench(commands::reserved::ReservedArgs),
+    /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
+    Bench(commands::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             "run",
             "the simulation loop and MCAP recording (issues #5 and #8)",
         ),
-        Command::Bench(_) => commands::reserved::run("bench", "the ray caster (issue #4)"),
+        Command::Bench(args) => commands::bench::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

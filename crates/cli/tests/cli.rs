@@ -257,3 +257,26 @@ fn model_inspect_reads_archive_members_and_cached_urls() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("is not in the asset cache"));
 }
+
+#[test]
+fn bench_casts_every_scan_and_reports_json() {
+    let out = passerby(&[
+        "bench",
+        "../shared/perf/refscene.world.xml",
+        "--scans",
+        "1",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    assert!(json.contains("\"triangles\":197160"), "{json}");
+    // The same hit count as Embree on these rays (../shared/perf/README.md).
+    assert!(
+        json.contains(
+            "\"sensor\":\"world/os1\",\"class\":\"lidar3d\",\"rays\":131072,\"hits\":91355"
+        ),
+        "{json}"
+    );
+}

@@ -1,0 +1,135 @@
+//! `passerby bench WORLD [--scans N] [--threads N] [--json]`: builds the world's ray-casting
+//! scene at its initial state and casts every lidar and laser scan N times, reporting per
+//! sensor: rays, hits, scene build time, seconds per scan and millions of rays per second.
+
+use crate::GlobalArgs;
+use crate::commands::check::load_options;
+use clap::Args;
+use passerby_assets::{ModelLibrary, Resolver};
+use passerby_mvsim::load_world_file;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The world file.
+    #[arg(value_name = "WORLD")]
+    pub world: PathBuf,
+    /// Scans cast per sensor (the figure is the mean over them).
+    #[arg(long, default_value_t = 20)]
+    pub scans: u32,
+    /// Worker threads for ray casting [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command.
+pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let loaded = load_world_file(&args.world, &load_options(global));
+    let Some(world) = loaded.world else {
+        for d in loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == passerby_diag::Severity::Error)
+        {
+            eprintln!("{}\n", d.render(&loaded.sources));
+        }
+        return Ok(ExitCode::from(1));
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let cache = global
+        .asset_cache
+        .clone()
+        .unwrap_or_else(Resolver::default_cache_dir);
+    let mut resolver = Resolver::new(cache);
+    resolver.download = global.download;
+    let mut library = ModelLibrary::new(resolver);
+    let started = Instant::now();
+    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    let build_secs = started.elapsed().as_secs_f64();
+    if !global.quiet {
+        for w in &built.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    let mut rows = Vec::new();
+    for vehicle in &world.vehicles {
+        let world_from_vehicle = passerby_scene::affine_from_pose(&vehicle.common.init_pose);
+        for s in &vehicle.sensors {
+            rows.push((
+                format!("{}/{}", vehicle.name, s.name),
+                s,
+                world_from_vehicle,
+            ));
+        }
+    }
+    for s in &world.standalone_sensors {
+        rows.push((format!("world/{}", s.name), s, glam::Affine3A::IDENTITY));
+    }
+    let mut report = Vec::new();
+    for (name, sensor, world_from_parent) in rows {
+        let world_from_sensor = world_from_parent * passerby_scene::affine_from_pose(&sensor.pose);
+        let rays = passerby_sensors::scan_rays(sensor, &world_from_sensor);
+        if rays.is_empty() {
+            continue;
+        }
+        let mut hits = vec![None; rays.len()];
+        // One warm-up scan, then the timed ones.
+        pool.install(|| built.scene.closest_batch(&rays, &mut hits));
+        let t = Instant::now();
+        for _ in 0..args.scans.max(1) {
+            pool.install(|| built.scene.closest_batch(&rays, &mut hits));
+        }
+        let per_scan = t.elapsed().as_secs_f64() / f64::from(args.scans.max(1));
+        let hit_count = hits.iter().filter(|h| h.is_some()).count();
+        report.push((name, sensor.class_name(), rays.len(), hit_count, per_scan));
+    }
+    let triangles = built.scene.triangle_count();
+    if args.json {
+        let sensors: Vec<String> = report
+            .iter()
+            .map(|(n, c, r, h, s)| {
+                format!(
+                    "{{\"sensor\":\"{n}\",\"class\":\"{c}\",\"rays\":{r},\"hits\":{h},\"seconds_per_scan\":{s:.6},\"mrays_per_second\":{:.3}}}",
+                    *r as f64 / s / 1e6
+                )
+            })
+            .collect();
+        println!(
+            "{{\"world\":{:?},\"threads\":{threads},\"triangles\":{triangles},\"instances\":{},\"build_seconds\":{build_secs:.4},\"scans\":{},\"sensors\":[{}]}}",
+            world.source.display().to_string(),
+            built.scene.instance_count(),
+            args.scans,
+            sensors.join(",")
+        );
+    } else {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "scene: {triangles} triangles in {} instances, built in {build_secs:.3} s; {threads} thread(s), {} scans per sensor",
+            built.scene.instance_count(),
+            args.scans
+        );
+        for (n, c, r, h, s) in &report {
+            let _ = writeln!(
+                out,
+                "  {n} {c}: {r} rays, {h} hits, {:.5} s per scan, {:.2} Mrays/s",
+                s,
+                *r as f64 / s / 1e6
+            );
+        }
+        print!("{out}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,436 @@
+//! The ray-casting scene of a world at its initial state.
+//!
+//! Owns: turning world objects into placed triangle meshes: ground and wall elements
+//! (horizontal and vertical planes, elevation maps, `<walls>` polylines), blocks (their
+//! `<visual>` models as MVSim places them, or their `<geometry>` primitive, or their extruded
+//! `<shape>`), vehicle bodies, and actors (their model at its rest pose, or MVSim's placeholder
+//! body). Each model file becomes one mesh shared by all its instances.
+//!
+//! Must not touch: time, motion, sensors. Not yet built (listed in [`BuiltScene::warnings`] when a
+//! world has them): occupancy grids, point clouds, doors and windows cut into vertical planes,
+//! ramp and bump primitives, wheels.
+
+use glam::{Affine3A, Mat4, Vec3};
+use passerby_assets::{ModelLibrary, Pose, Poser};
+use passerby_raycast::{MeshId, Scene, TriangleMesh};
+use passerby_world::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What a scene instance stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneObject {
+    /// Object name (`ground`, `block003`, `r1`, `person1`, …).
+    pub name: String,
+    /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`).
+    pub class: String,
+}
+
+/// A built scene and what each instance is.
+pub struct BuiltScene {
+    /// The ray-casting scene, committed.
+    pub scene: Scene,
+    /// Per instance index.
+    pub objects: Vec<SceneObject>,
+    /// What could not be built (each once).
+    pub warnings: Vec<String>,
+}
+
+/// `world_from_object` of a pose (MRPT's `Rz(yaw)·Ry(pitch)·Rx(roll)` then translation).
+pub fn affine_from_pose(p: &Pose3) -> Affine3A {
+    let rotation = glam::Quat::from_rotation_z(p.yaw as f32)
+        * glam::Quat::from_rotation_y(p.pitch as f32)
+        * glam::Quat::from_rotation_x(p.roll as f32);
+    Affine3A::from_rotation_translation(rotation, Vec3::new(p.x as f32, p.y as f32, p.z as f32))
+}
+
+struct Builder<'l> {
+    scene: Scene,
+    objects: Vec<SceneObject>,
+    warnings: Vec<String>,
+    library: &'l mut ModelLibrary,
+    base: std::path::PathBuf,
+    model_meshes: HashMap<String, Option<(MeshId, Mat4)>>,
+}
+
+impl Builder<'_> {
+    fn add(&mut self, mesh: TriangleMesh, world_from_mesh: Affine3A, name: &str, class: &str) {
+        if mesh.triangle_count() == 0 {
+            return;
+        }
+        let id = self.scene.add_mesh(mesh);
+        self.place(id, world_from_mesh, name, class);
+    }
+
+    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) {
+        self.scene.add_instance(id, world_from_mesh);
+        self.objects.push(SceneObject {
+            name: name.to_owned(),
+            class: class.to_owned(),
+        });
+    }
+
+    fn warn(&mut self, message: String) {
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
+    }
+
+    /// A model's mesh (all its meshes merged, at rest pose, in assimp's frame), built once per URI.
+    fn model_mesh(&mut self, uri: &str) -> Option<MeshId> {
+        if let Some(done) = self.model_meshes.get(uri) {
+            return done.map(|(id, _)| id);
+        }
+        let (result, _) = self.library.get(uri, &self.base);
+        let built = match result {
+            Ok(model) => {
+                let posed = Poser::new().posed_vertices(&model, &Pose::rest(&model));
+                let to_assimp = model.frame.assimp_from_file;
+                let vertices: Vec<Vec3> = posed
+                    .iter()
+                    .map(|p| to_assimp.transform_point3(*p))
+                    .collect();
+                let mut triangles = Vec::with_capacity(model.triangle_count());
+                let mut base = 0u32;
+                for m in &model.meshes {
+                    triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+                    base += m.positions.len() as u32;
+                }
+                let id = self.scene.add_mesh(TriangleMesh::new(vertices, triangles));
+                Some((id, to_assimp))
+            }
+            Err(e) => {
+                self.warn(format!(
+                    "model `{uri}` not available ({e}); placeholder geometry used"
+                ));
+                None
+            }
+        };
+        self.model_meshes.insert(uri.to_owned(), built);
+        built.map(|(id, _)| id)
+    }
+
+    /// Places every visual of an object; returns whether any model was placed.
+    fn visuals(
+        &mut self,
+        visuals: &[Visual],
+        world_from_object: Affine3A,
+        scale: Option<f64>,
+        name: &str,
+        class: &str,
+    ) -> bool {
+        let mut any = false;
+        for v in visuals
+            .iter()
+            .filter(|v| v.enabled && !v.model_uri.is_empty())
+        {
+            if let Some(id) = self.model_mesh(&v.model_uri) {
+                let m = v.object_from_model(scale);
+                let object_from_model =
+                    Affine3A::from_mat4(glam::DMat4::from_cols_array_2d(&m).transpose().as_mat4());
+                self.place(id, world_from_object * object_from_model, name, class);
+                any = true;
+            }
+        }
+        any
+    }
+}
+
+/// Builds the scene of a world at its initial poses.
+pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
+    let base = world
+        .source
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut b = Builder {
+        scene: Scene::new(),
+        objects: Vec::new(),
+        warnings: Vec::new(),
+        library,
+        base,
+        model_meshes: HashMap::new(),
+    };
+    for (i, e) in world.elements.iter().enumerate() {
+        let name = format!("element{}", i + 1);
+        let label = |default: &str| e.label.clone().unwrap_or_else(|| default.to_owned());
+        match &e.element {
+            WorldElement::HorizontalPlane(p) => {
+                let [x0, x1, y0, y1] = p.extent.map(|v| v as f32);
+                let z = p.z as f32;
+                let mesh = quad([
+                    Vec3::new(x0, y0, z),
+                    Vec3::new(x1, y0, z),
+                    Vec3::new(x1, y1, z),
+                    Vec3::new(x0, y1, z),
+                ]);
+                b.add(mesh, Affine3A::IDENTITY, &name, &label("ground"));
+            }
+            WorldElement::VerticalPlane(p) => {
+                if !p.openings.is_empty() {
+                    b.warn("doors and windows are not cut into vertical planes yet".into());
+                }
+                let (a, c) = (
+                    Vec3::new(p.start[0] as f32, p.start[1] as f32, 0.0),
+                    Vec3::new(p.end[0] as f32, p.end[1] as f32, 0.0),
+                );
+                let placement = p
+                    .init_pose
+                    .as_ref()
+                    .map_or(Affine3A::IDENTITY, affine_from_pose);
+                b.add(
+                    wall_box(a, c, p.z as f32, p.height as f32, p.thickness as f32),
+                    placement,
+                    &name,
+                    &label("wall"),
+                );
+            }
+            WorldElement::ElevationMap(m) => match &m.grid {
+                Some(g) => b.add(terrain(g), Affine3A::IDENTITY, &name, &label("ground")),
+                None => b.warn("elevation maps from DEM text files are not built yet".into()),
+            },
+            WorldElement::OccupancyGrid(_) => {
+                b.warn("occupancy grids are not in the 3D scene yet".into())
+            }
+            WorldElement::PointCloud(_) => {
+                b.warn("point cloud elements are not in the 3D scene yet".into())
+            }
+            _ => {}
+        }
+    }
+    for (i, walls) in world.walls.iter().enumerate() {
+        let name = format!("walls{}", i + 1);
+        match &walls.source {
+            WallSource::Polyline(points) => {
+                let s = walls.scale as f32;
+                for seg in points.windows(2) {
+                    let a = Vec3::new(seg[0][0] as f32 * s, seg[0][1] as f32 * s, 0.0);
+                    let c = Vec3::new(seg[1][0] as f32 * s, seg[1][1] as f32 * s, 0.0);
+                    b.add(
+                        wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
+                        Affine3A::IDENTITY,
+                        &name,
+                        "wall",
+                    );
+                }
+            }
+            WallSource::Model(_) => b.warn("walls from models are not built yet".into()),
+        }
+    }
+    for block in &world.blocks {
+        let class = block
+            .common
+            .label
+            .clone()
+            .unwrap_or_else(|| "static".into());
+        let world_from_block = affine_from_pose(&block.common.init_pose);
+        if b.visuals(
+            &block.visuals,
+            world_from_block,
+            block.visual_scale,
+            &block.name,
+            &class,
+        ) {
+            continue;
+        }
+        let (zmin, zmax) = (
+            block.zmin.unwrap_or(0.0) as f32,
+            block.zmax.unwrap_or(1.0) as f32,
+        );
+        match &block.shape {
+            BlockShape::Geometry(g) => match g.kind {
+                GeometryKind::Box => b.add(
+                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
+                    world_from_block,
+                    &block.name,
+                    &class,
+                ),
+                GeometryKind::Cylinder => b.add(
+                    prism(
+                        &circle(g.radius as f32, g.vertex_count),
+                        0.0,
+                        g.length as f32,
+                    ),
+                    world_from_block,
+                    &block.name,
+                    &class,
+                ),
+                GeometryKind::Sphere => b.add(
+                    sphere(g.radius as f32, g.vertex_count),
+                    world_from_block,
+                    &block.name,
+                    &class,
+                ),
+                GeometryKind::Ramp | GeometryKind::SemiCylinderBump => {
+                    b.warn("ramp and bump primitives are not built yet".into())
+                }
+            },
+            BlockShape::Polygon(pts) => {
+                let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    world_from_block,
+                    &block.name,
+                    &class,
+                );
+            }
+            BlockShape::FromVisual | BlockShape::Default => {
+                let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    world_from_block,
+                    &block.name,
+                    &class,
+                );
+            }
+        }
+    }
+    for v in &world.vehicles {
+        let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
+        let world_from_vehicle = affine_from_pose(&v.common.init_pose);
+        if !b.visuals(&v.visuals, world_from_vehicle, None, &v.name, &class) {
+            let c = &v.dynamics.chassis;
+            let pts: Vec<[f32; 2]> = match &c.shape {
+                Some(pts) => pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
+                None => vec![[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]],
+            };
+            b.add(
+                prism(&pts, c.zmin as f32, c.zmax as f32),
+                world_from_vehicle,
+                &v.name,
+                &class,
+            );
+        }
+    }
+    for a in &world.actors {
+        let class = a
+            .common
+            .label
+            .clone()
+            .unwrap_or_else(|| "pedestrian".into());
+        let world_from_actor = affine_from_pose(&a.common.init_pose);
+        if !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class) {
+            // MVSim's placeholder: a cylinder of collision_radius up to collision_height and a
+            // head sphere of 0.8 radius at the top.
+            let (r, h) = (a.collision_radius as f32, a.collision_height as f32);
+            b.add(
+                prism(&circle(r, 16), 0.0, h),
+                world_from_actor,
+                &a.name,
+                &class,
+            );
+            b.add(
+                sphere(0.8 * r, 16),
+                world_from_actor * Affine3A::from_translation(Vec3::new(0.0, 0.0, h)),
+                &a.name,
+                &class,
+            );
+        }
+    }
+    b.scene.commit();
+    BuiltScene {
+        scene: b.scene,
+        objects: b.objects,
+        warnings: b.warnings,
+    }
+}
+
+fn quad(p: [Vec3; 4]) -> TriangleMesh {
+    TriangleMesh::new(p.to_vec(), vec![[0, 1, 2], [0, 2, 3]])
+}
+
+/// A box from `min` to `max`.
+pub fn cuboid(min: Vec3, max: Vec3) -> TriangleMesh {
+    let pts = [
+        [min.x, min.y],
+        [max.x, min.y],
+        [max.x, max.y],
+        [min.x, max.y],
+    ];
+    prism(&pts, min.z, max.z)
+}
+
+/// A vertical prism over a convex or star-shaped polygon (fan-triangulated caps).
+fn prism(pts: &[[f32; 2]], z0: f32, z1: f32) -> TriangleMesh {
+    let n = pts.len() as u32;
+    let mut v: Vec<Vec3> = pts.iter().map(|p| Vec3::new(p[0], p[1], z0)).collect();
+    v.extend(pts.iter().map(|p| Vec3::new(p[0], p[1], z1)));
+    let mut t = Vec::new();
+    for i in 0..n {
+        let j = (i + 1) % n;
+        t.push([i, j, n + j]);
+        t.push([i, n + j, n + i]);
+    }
+    for i in 1..n.saturating_sub(1) {
+        t.push([0, i + 1, i]);
+        t.push([n, n + i, n + i + 1]);
+    }
+    TriangleMesh::new(v, t)
+}
+
+/// A wall of `thickness` along the segment `a`–`c`, from `z` up by `height`.
+fn wall_box(a: Vec3, c: Vec3, z: f32, height: f32, thickness: f32) -> TriangleMesh {
+    let along = (c - a).normalize_or_zero();
+    let side = Vec3::new(-along.y, along.x, 0.0) * (thickness / 2.0);
+    let pts = [a - side, c - side, c + side, a + side].map(|p| [p.x, p.y]);
+    prism(&pts, z, z + height)
+}
+
+fn circle(r: f32, n: u32) -> Vec<[f32; 2]> {
+    let n = n.max(3);
+    (0..n)
+        .map(|i| {
+            let a = i as f32 * std::f32::consts::TAU / n as f32;
+            [r * a.cos(), r * a.sin()]
+        })
+        .collect()
+}
+
+fn sphere(r: f32, n: u32) -> TriangleMesh {
+    let (rings, sectors) = (n.max(4) / 2, n.max(4));
+    let mut v = Vec::new();
+    for i in 0..=rings {
+        let phi = std::f32::consts::PI * i as f32 / rings as f32;
+        for j in 0..sectors {
+            let theta = std::f32::consts::TAU * j as f32 / sectors as f32;
+            v.push(Vec3::new(
+                r * phi.sin() * theta.cos(),
+                r * phi.sin() * theta.sin(),
+                r * phi.cos(),
+            ));
+        }
+    }
+    let mut t = Vec::new();
+    for i in 0..rings {
+        for j in 0..sectors {
+            let (a, b) = (i * sectors + j, i * sectors + (j + 1) % sectors);
+            let (c, d) = (a + sectors, b + sectors);
+            t.push([a, c, b]);
+            t.push([b, c, d]);
+        }
+    }
+    TriangleMesh::new(v, t)
+}
+
+fn terrain(g: &ElevationGrid) -> TriangleMesh {
+    let mut v = Vec::with_capacity(g.nx * g.ny);
+    for i in 0..g.nx {
+        for j in 0..g.ny {
+            v.push(Vec3::new(
+                (g.corner_min[0] + i as f64 * g.resolution) as f32,
+                (g.corner_min[1] + j as f64 * g.resolution) as f32,
+                g.heights[i * g.ny + j] as f32,
+            ));
+        }
+    }
+    let mut t = Vec::new();
+    let id = |i: usize, j: usize| (i * g.ny + j) as u32;
+    for i in 0..g.nx.saturating_sub(1) {
+        for j in 0..g.ny.saturating_sub(1) {
+            // The same diagonal as ElevationGrid::height_at: (i, j)–(i+1, j+1).
+            t.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
+            t.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
+        }
+    }
+    TriangleMesh::new(v, t)
+}

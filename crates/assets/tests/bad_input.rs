@@ -148,3 +148,17 @@ fn gltf_accessors_of_the_wrong_type_are_errors() {
     let err = load_model(&path).unwrap_err().to_string();
     assert!(err.contains("unknown animation target node"), "{err}");
 }
+
+/// Regression (fuzzing): gltf-json's own validation indexes the POSITION accessor before
+/// checking it exists; the loader turns that panic into an error.
+#[test]
+fn gltf_position_accessor_out_of_range_is_an_error() {
+    let path = temp("no-accessors.gltf");
+    std::fs::write(
+        &path,
+        r#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":3}}]}]}"#,
+    )
+    .unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(err.contains("not a valid glTF file"), "{err}");
+}

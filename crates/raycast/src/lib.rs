@@ -28,6 +28,7 @@ pub mod bvh;
 mod mesh;
 mod ray;
 mod scene;
+mod wide;
 
 pub use mesh::{LocalHit, TriangleMesh};
 pub use ray::{Hit, Ray, RayError};

@@ -2,6 +2,7 @@
 
 use crate::bvh::{Aabb, Bvh};
 use crate::ray::{Shear, intersect_box, intersect_triangle};
+use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
 /// A triangle mesh in its own frame, ready for ray queries.
@@ -12,6 +13,8 @@ pub struct TriangleMesh {
     /// Triangle corners in BVH leaf order, for locality in the hot loop.
     corners: Vec<[Vec3A; 3]>,
     bvh: Bvh,
+    /// The same tree, 4 wide, for traversal.
+    wide: Bvh4,
     /// SAH cost right after the last full build, to detect refit degradation.
     built_cost: f32,
 }
@@ -30,18 +33,22 @@ pub struct LocalHit {
 }
 
 impl TriangleMesh {
-    /// Builds a mesh; triangles that index outside `vertices` are dropped.
+    /// Builds a mesh; triangles that index outside `vertices` are dropped, and triangles past
+    /// the 2^26th are ignored.
     pub fn new(vertices: Vec<glam::Vec3>, triangles: Vec<[u32; 3]>) -> TriangleMesh {
         let n = vertices.len() as u32;
+        // Out-of-range triangles are dropped; a mesh holds at most 2^26 triangles (leaf codes).
         let triangles: Vec<[u32; 3]> = triangles
             .into_iter()
             .filter(|t| t.iter().all(|&i| i < n))
+            .take(crate::wide::MAX_PRIMS)
             .collect();
         let mut mesh = TriangleMesh {
             vertices: vertices.into_iter().map(Vec3A::from).collect(),
             triangles,
             corners: Vec::new(),
             bvh: Bvh::default(),
+            wide: Bvh4::default(),
             built_cost: 0.0,
         };
         mesh.rebuild();
@@ -62,6 +69,7 @@ impl TriangleMesh {
     }
 
     fn gather_corners(&mut self) {
+        self.wide = Bvh4::collapse(&self.bvh);
         self.corners.clear();
         self.corners.extend(
             self.bvh
@@ -136,33 +144,18 @@ impl TriangleMesh {
         t_max: f32,
         any: bool,
     ) -> Option<LocalHit> {
-        let nodes = &self.bvh.nodes;
-        if nodes.is_empty() {
-            return None;
-        }
+        let root = self.wide.root_bounds?;
         let shear = Shear::new(dir);
-        let inv = shear.inv_dir;
+        intersect_box(origin, shear.inv_dir, t_min, t_max, root.min, root.max)?;
         let mut best: Option<LocalHit> = None;
         let mut t_far = t_max;
-        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
-        let mut sp = 0usize;
-        let mut node = 0usize;
-        intersect_box(
-            origin,
-            inv,
-            t_min,
-            t_far,
-            nodes[0].bounds.min,
-            nodes[0].bounds.max,
-        )?;
-        loop {
-            let n = &nodes[node];
-            if n.count > 0 {
-                let first = n.right_or_first as usize;
-                for k in first..first + n.count as usize {
+        // Tests a leaf; true when an any-hit query is answered.
+        let test_leaf =
+            |first: usize, count: usize, best: &mut Option<LocalHit>, t_far: &mut f32| -> bool {
+                for k in first..first + count {
                     // The tie-break needs hits at exactly t_far too: allow them, then compare.
                     if let Some((t, u, v)) =
-                        intersect_triangle(origin, &shear, t_min, next_up(t_far), self.corners[k])
+                        intersect_triangle(origin, &shear, t_min, next_up(*t_far), self.corners[k])
                     {
                         let triangle = self.bvh.prims[k];
                         let better = match best {
@@ -170,57 +163,71 @@ impl TriangleMesh {
                             Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
                         };
                         if better {
-                            best = Some(LocalHit { t, u, v, triangle });
-                            t_far = t;
+                            *best = Some(LocalHit { t, u, v, triangle });
+                            *t_far = t;
                             if any {
-                                return best;
+                                return true;
                             }
                         }
                     }
                 }
-            } else {
-                let (l, r) = (node + 1, n.right_or_first as usize);
-                let hl = intersect_box(
-                    origin,
-                    inv,
-                    t_min,
-                    t_far,
-                    nodes[l].bounds.min,
-                    nodes[l].bounds.max,
-                );
-                let hr = intersect_box(
-                    origin,
-                    inv,
-                    t_min,
-                    t_far,
-                    nodes[r].bounds.min,
-                    nodes[r].bounds.max,
-                );
-                match (hl, hr) {
-                    (Some(a), Some(b)) => {
-                        let (near, far) = if a <= b { (l, r) } else { (r, l) };
-                        // Pushes never exceed the tree depth, bounded by construction.
-                        stack[sp] = far as u32;
-                        sp += 1;
-                        node = near;
-                        continue;
+                false
+            };
+        if let Some((first, count)) = self.wide.root_leaf {
+            test_leaf(first as usize, count as usize, &mut best, &mut t_far);
+            return best;
+        }
+        let lanes = RayLanes::new(origin, shear.inv_dir);
+        let nodes = &self.wide.nodes;
+        // (slot code, entry distance). Each level pushes at most four entries and pops one,
+        // and the depth is bounded by construction.
+        let mut stack = [(0u32, 0f32); 4 * crate::bvh::MAX_DEPTH];
+        let mut sp = 0usize;
+        let mut node = 0usize;
+        loop {
+            let n = &nodes[node];
+            let d = intersect4(n, &lanes, t_min, next_up(t_far));
+            // Hit children, nearest first (insertion sort of at most four).
+            let mut order = [(f32::INFINITY, 0u32); 4];
+            let mut hits = 0;
+            for k in 0..4 {
+                if d[k] < f32::INFINITY && !matches!(decode(n.child[k]), Slot::Empty) {
+                    let mut i = hits;
+                    while i > 0 && order[i - 1].0 > d[k] {
+                        order[i] = order[i - 1];
+                        i -= 1;
                     }
-                    (Some(_), None) => {
-                        node = l;
-                        continue;
-                    }
-                    (None, Some(_)) => {
-                        node = r;
-                        continue;
-                    }
-                    (None, None) => {}
+                    order[i] = (d[k], n.child[k]);
+                    hits += 1;
                 }
             }
-            if sp == 0 {
-                return best;
+            // Push far to near, so the nearest is popped next.
+            for &(dist, code) in order[..hits].iter().rev() {
+                stack[sp] = (code, dist);
+                sp += 1;
             }
-            sp -= 1;
-            node = stack[sp] as usize;
+            loop {
+                if sp == 0 {
+                    return best;
+                }
+                sp -= 1;
+                let (code, dist) = stack[sp];
+                if dist > t_far {
+                    continue;
+                }
+                match decode(code) {
+                    Slot::Inner(i) => {
+                        node = i;
+                        break;
+                    }
+                    Slot::Leaf(first, count) => {
+                        if test_leaf(first, count, &mut best, &mut t_far) {
+                            return best;
+                        }
+                    }
+                    Slot::Empty => {}
+                }
+            }
         }
     }
 }

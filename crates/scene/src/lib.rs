@@ -34,6 +34,8 @@ pub struct BuiltScene {
     pub objects: Vec<SceneObject>,
     /// What could not be built (each once).
     pub warnings: Vec<String>,
+    /// Seconds spent building the BVHs of model meshes (the rest of a build is file loading).
+    pub model_bvh_seconds: f64,
 }
 
 /// `world_from_object` of a pose (MRPT's `Rz(yaw)·Ry(pitch)·Rx(roll)` then translation).
@@ -51,6 +53,7 @@ struct Builder<'l> {
     library: &'l mut ModelLibrary,
     base: std::path::PathBuf,
     model_meshes: HashMap<String, Option<(MeshId, Mat4)>>,
+    model_bvh_seconds: f64,
 }
 
 impl Builder<'_> {
@@ -96,7 +99,10 @@ impl Builder<'_> {
                     triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
                     base += m.positions.len() as u32;
                 }
-                let id = self.scene.add_mesh(TriangleMesh::new(vertices, triangles));
+                let started = std::time::Instant::now();
+                let mesh = TriangleMesh::new(vertices, triangles);
+                self.model_bvh_seconds += started.elapsed().as_secs_f64();
+                let id = self.scene.add_mesh(mesh);
                 Some((id, to_assimp))
             }
             Err(e) => {
@@ -150,6 +156,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         library,
         base,
         model_meshes: HashMap::new(),
+        model_bvh_seconds: 0.0,
     };
     for (i, e) in world.elements.iter().enumerate() {
         let name = format!("element{}", i + 1);
@@ -329,6 +336,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     }
     b.scene.commit();
     BuiltScene {
+        model_bvh_seconds: b.model_bvh_seconds,
         scene: b.scene,
         objects: b.objects,
         warnings: b.warnings,

@@ -15,6 +15,8 @@ pub struct TriangleMesh {
     bvh: Bvh,
     /// The same tree, 4 wide, for traversal.
     wide: Bvh4,
+    /// Scratch: triangle boxes, reused by every refit.
+    boxes: Vec<Aabb>,
     /// SAH cost right after the last full build, to detect refit degradation.
     built_cost: f32,
 }
@@ -49,27 +51,25 @@ impl TriangleMesh {
             corners: Vec::new(),
             bvh: Bvh::default(),
             wide: Bvh4::default(),
+            boxes: Vec::new(),
             built_cost: 0.0,
         };
         mesh.rebuild();
         mesh
     }
 
-    fn boxes(&self) -> Vec<Aabb> {
-        self.triangles
-            .iter()
-            .map(|t| {
-                let mut b = Aabb::EMPTY;
-                for &i in t {
-                    b.grow(self.vertices[i as usize]);
-                }
-                b
-            })
-            .collect()
+    fn update_boxes(&mut self) {
+        self.boxes.clear();
+        self.boxes.extend(self.triangles.iter().map(|t| {
+            let mut b = Aabb::EMPTY;
+            for &i in t {
+                b.grow(self.vertices[i as usize]);
+            }
+            b
+        }));
     }
 
     fn gather_corners(&mut self) {
-        self.wide = Bvh4::collapse(&self.bvh);
         self.corners.clear();
         self.corners.extend(
             self.bvh
@@ -81,8 +81,10 @@ impl TriangleMesh {
 
     /// Rebuilds the BVH from scratch.
     pub fn rebuild(&mut self) {
-        self.bvh = Bvh::build(&self.boxes());
+        self.update_boxes();
+        self.bvh = Bvh::build(&self.boxes);
         self.built_cost = self.bvh.sah_cost();
+        self.wide = Bvh4::collapse(&self.bvh);
         self.gather_corners();
     }
 
@@ -93,13 +95,17 @@ impl TriangleMesh {
         for (dst, src) in self.vertices.iter_mut().zip(vertices) {
             *dst = Vec3A::from(*src);
         }
-        let boxes = self.boxes();
-        self.bvh.refit(&boxes);
+        self.update_boxes();
+        self.bvh.refit(&self.boxes);
         let rebuilt = self.bvh.sah_cost() > 2.0 * self.built_cost;
         if rebuilt {
             self.rebuild();
         } else {
-            self.gather_corners();
+            self.wide.refit(&self.bvh);
+            // Corners in place: same leaf order, new positions.
+            for (corner, &p) in self.corners.iter_mut().zip(&self.bvh.prims) {
+                *corner = self.triangles[p as usize].map(|i| self.vertices[i as usize]);
+            }
         }
         rebuilt
     }

@@ -57,6 +57,12 @@ impl Scene {
         &mut self.meshes[id.0 as usize]
     }
 
+    /// All meshes, to update many at once (e.g. in parallel with rayon's `par_iter_mut`);
+    /// call [`Scene::commit`] afterwards.
+    pub fn meshes_mut(&mut self) -> &mut [TriangleMesh] {
+        &mut self.meshes
+    }
+
     /// Places a mesh; returns the instance index reported in hits. Call [`Scene::commit`]
     /// before casting.
     pub fn add_instance(&mut self, mesh: MeshId, world_from_mesh: Affine3A) -> u32 {

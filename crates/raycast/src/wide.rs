@@ -31,6 +31,8 @@ pub(crate) struct Node4 {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Bvh4 {
     pub(crate) nodes: Vec<Node4>,
+    /// Per node, the binary node each slot came from (`u32::MAX` for empty), for refits.
+    sources: Vec<[u32; 4]>,
     /// Whether the root itself is a single leaf (tiny meshes): then `root_leaf` holds it.
     pub(crate) root_leaf: Option<(u32, u32)>,
     pub(crate) root_bounds: Option<Aabb>,
@@ -46,16 +48,19 @@ impl Bvh4 {
         if root.count > 0 {
             return Bvh4 {
                 nodes: Vec::new(),
+                sources: Vec::new(),
                 root_leaf: Some((root.right_or_first, root.count)),
                 root_bounds: Some(root.bounds),
             };
         }
         let mut out = Bvh4 {
             nodes: Vec::with_capacity(bvh.nodes.len() / 2 + 1),
+            sources: Vec::new(),
             root_leaf: None,
             root_bounds: Some(root.bounds),
         };
         out.nodes.push(empty_node());
+        out.sources.push([u32::MAX; 4]);
         let mut pending = vec![(0usize, 0usize)]; // (binary node, wide node slot to fill)
         while let Some((bin, wide)) = pending.pop() {
             // Gather up to four children by opening inner children with the largest area.
@@ -80,7 +85,9 @@ impl Bvh4 {
                 kids.insert(i, k + 1);
             }
             let mut node = empty_node();
+            let mut source = [u32::MAX; 4];
             for (slot, &k) in kids.iter().enumerate() {
+                source[slot] = k as u32;
                 let b = bvh.nodes[k].bounds;
                 for axis in 0..3 {
                     node.min[axis][slot] = b.min[axis];
@@ -93,13 +100,30 @@ impl Bvh4 {
                 } else {
                     let index = out.nodes.len();
                     out.nodes.push(empty_node());
+                    out.sources.push([u32::MAX; 4]);
                     node.child[slot] = index as u32;
                     pending.push((k, index));
                 }
             }
             out.nodes[wide] = node;
+            out.sources[wide] = source;
         }
         out
+    }
+
+    /// Copies refitted boxes from the binary tree this one was collapsed from (same topology).
+    pub(crate) fn refit(&mut self, bvh: &Bvh) {
+        self.root_bounds = bvh.nodes.first().map(|n| n.bounds);
+        for (node, source) in self.nodes.iter_mut().zip(&self.sources) {
+            for (slot, &k) in source.iter().enumerate() {
+                if let Some(b) = bvh.nodes.get(k as usize).map(|n| n.bounds) {
+                    for axis in 0..3 {
+                        node.min[axis][slot] = b.min[axis];
+                        node.max[axis][slot] = b.max[axis];
+                    }
+                }
+            }
+        }
     }
 }
 

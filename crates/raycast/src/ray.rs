@@ -71,12 +71,10 @@ pub struct Hit {
 /// Per-ray constants of the watertight test.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shear {
-    kx: usize,
-    ky: usize,
-    kz: usize,
-    sx: f32,
-    sy: f32,
-    sz: f32,
+    /// Maps `p - origin` to ray space: rows `e(kx) - Sx·e(kz)`, `e(ky) - Sy·e(kz)`,
+    /// `Sz·e(kz)`. Each output is one product and one sum (the other terms are exact zeros),
+    /// so it equals the paper's per-component formula bit for bit, and stays watertight.
+    m: glam::Mat3A,
     pub(crate) inv_dir: Vec3A,
 }
 
@@ -94,13 +92,16 @@ impl Shear {
         if dir[kz] < 0.0 {
             std::mem::swap(&mut kx, &mut ky); // keep the winding
         }
+        let unit =
+            |k: usize| Vec3A::from_array(std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 }));
+        let (sx, sy, sz) = (dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
+        let rows = [
+            unit(kx) - unit(kz) * sx,
+            unit(ky) - unit(kz) * sy,
+            unit(kz) * sz,
+        ];
         Shear {
-            kx,
-            ky,
-            kz,
-            sx: dir[kx] / dir[kz],
-            sy: dir[ky] / dir[kz],
-            sz: 1.0 / dir[kz],
+            m: glam::Mat3A::from_cols(rows[0], rows[1], rows[2]).transpose(),
             inv_dir: dir.recip(),
         }
     }
@@ -116,15 +117,10 @@ pub(crate) fn intersect_triangle(
     t_max: f32,
     p: [Vec3A; 3],
 ) -> Option<(f32, f32, f32)> {
-    let a = p[0] - origin;
-    let b = p[1] - origin;
-    let c = p[2] - origin;
-    let ax = a[s.kx] - s.sx * a[s.kz];
-    let ay = a[s.ky] - s.sy * a[s.kz];
-    let bx = b[s.kx] - s.sx * b[s.kz];
-    let by = b[s.ky] - s.sy * b[s.kz];
-    let cx = c[s.kx] - s.sx * c[s.kz];
-    let cy = c[s.ky] - s.sy * c[s.kz];
+    let a = s.m * (p[0] - origin);
+    let b = s.m * (p[1] - origin);
+    let c = s.m * (p[2] - origin);
+    let (ax, ay, bx, by, cx, cy) = (a.x, a.y, b.x, b.y, c.x, c.y);
     let mut u = cx * by - cy * bx;
     let mut v = ax * cy - ay * cx;
     let mut w = bx * ay - by * ax;
@@ -143,9 +139,7 @@ pub(crate) fn intersect_triangle(
     if det == 0.0 {
         return None;
     }
-    let az = s.sz * a[s.kz];
-    let bz = s.sz * b[s.kz];
-    let cz = s.sz * c[s.kz];
+    let (az, bz, cz) = (a.z, b.z, c.z);
     let t_scaled = u * az + v * bz + w * cz;
     let inv_det = 1.0 / det;
     let t = t_scaled * inv_det;

@@ -54,12 +54,43 @@ fn names(source: &Source) -> Option<Vec<String>> {
     }
 }
 
+/// Rejects declared element counts that cannot be true: `dae-parser` reserves memory for an
+/// array's `count` before reading it, so `count="94221230472"` aborted the process (found by
+/// fuzzing). No array has more elements than its file has bytes.
+fn check_declared_counts(bytes: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut rest = text.as_ref();
+    while let Some(i) = rest.find("count=") {
+        let after = &rest[i + 6..];
+        let quote = after.chars().next().filter(|c| *c == '"' || *c == '\'');
+        let digits: String = after
+            .chars()
+            .skip(quote.map_or(0, |_| 1))
+            .take_while(|c| c.is_ascii_digit() || c.is_whitespace())
+            .collect();
+        if let Ok(n) = digits.trim().parse::<u128>()
+            && n > bytes.len() as u128
+        {
+            return Err(format!(
+                "declares {n} elements in a file of {} bytes",
+                bytes.len()
+            ));
+        }
+        rest = after;
+    }
+    Ok(())
+}
+
 /// Imports a `.dae` file.
 pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
     let invalid = |reason: String| AssetError::Invalid {
         path: path.to_path_buf(),
         reason,
     };
+    check_declared_counts(bytes).map_err(|e| AssetError::Invalid {
+        path: path.to_path_buf(),
+        reason: e,
+    })?;
     let doc = Document::try_from(bytes)
         .map_err(|e| invalid(format!("not a readable Collada 1.4.1 file: {e:?}")))?;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build(path, &doc)));

@@ -162,3 +162,18 @@ fn gltf_position_accessor_out_of_range_is_an_error() {
     let err = load_model(&path).unwrap_err().to_string();
     assert!(err.contains("not a valid glTF file"), "{err}");
 }
+
+/// Regression (fuzzing): a Collada array declaring billions of elements made dae-parser reserve
+/// the memory up front and abort the process.
+#[test]
+fn collada_impossible_counts_are_errors() {
+    let dae = std::fs::read_to_string(samples().join("collada/box_nested_animation.dae")).unwrap();
+    let i = dae.find("<float_array").unwrap();
+    let j = i + dae[i..].find("count=\"").unwrap() + 7;
+    let k = j + dae[j..].find('"').unwrap();
+    let broken = format!("{}94221230472{}", &dae[..j], &dae[k..]);
+    let path = temp("huge-count.dae");
+    std::fs::write(&path, broken).unwrap();
+    let err = load_model(&path).unwrap_err().to_string();
+    assert!(err.contains("declares 94221230472 elements"), "{err}");
+}

@@ -48,7 +48,7 @@ fn main() {
     let (v0, tris) = body(0.0);
     let mut scene = Scene::new();
     let ids: Vec<_> = (0..ACTORS)
-        .map(|_| scene.add_mesh(TriangleMesh::new(v0.clone(), tris.clone())))
+        .map(|_| scene.add_mesh(TriangleMesh::new_dynamic(v0.clone(), tris.clone())))
         .collect();
     for (k, id) in ids.iter().enumerate() {
         scene.add_instance(
@@ -77,7 +77,8 @@ fn main() {
     });
     let rebuild = best_of(runs.min(5), |i| {
         for id in &ids {
-            *scene.mesh_mut(*id) = TriangleMesh::new(poses[i % poses.len()].clone(), tris.clone());
+            *scene.mesh_mut(*id) =
+                TriangleMesh::new_dynamic(poses[i % poses.len()].clone(), tris.clone());
         }
         scene.commit();
     });

@@ -15,8 +15,10 @@ pub struct TriangleMesh {
     bvh: Bvh,
     /// The same tree, 4 wide, for traversal.
     wide: Bvh4,
-    /// Scratch: triangle boxes, reused by every refit.
+    /// Scratch: triangle boxes, reused by every refit (dynamic meshes only).
     boxes: Vec<Aabb>,
+    /// Whether the mesh keeps what refits need.
+    dynamic: bool,
     /// SAH cost right after the last full build, to detect refit degradation.
     built_cost: f32,
 }
@@ -32,6 +34,8 @@ pub struct LocalHit {
     pub v: f32,
     /// Triangle index.
     pub triangle: u32,
+    /// Unit geometric normal in the mesh frame (counter-clockwise front).
+    pub normal: Vec3A,
 }
 
 impl TriangleMesh {
@@ -52,6 +56,7 @@ impl TriangleMesh {
             bvh: Bvh::default(),
             wide: Bvh4::default(),
             boxes: Vec::new(),
+            dynamic: false,
             built_cost: 0.0,
         };
         mesh.rebuild();
@@ -86,6 +91,12 @@ impl TriangleMesh {
         self.built_cost = self.bvh.sah_cost();
         self.wide = Bvh4::collapse(&self.bvh);
         self.gather_corners();
+        if !self.dynamic {
+            // A static mesh never refits: keep only what traversal needs (under 100 bytes per
+            // triangle). Its first vertex update makes it dynamic and rebuilds.
+            self.boxes = Vec::new();
+            self.bvh.nodes = Vec::new();
+        }
     }
 
     /// Moves the vertices (same count and triangles) and refits the BVH; rebuilds instead when
@@ -94,6 +105,11 @@ impl TriangleMesh {
     pub fn update_vertices(&mut self, vertices: &[glam::Vec3]) -> bool {
         for (dst, src) in self.vertices.iter_mut().zip(vertices) {
             *dst = Vec3A::from(*src);
+        }
+        if !self.dynamic {
+            self.dynamic = true;
+            self.rebuild();
+            return true;
         }
         self.update_boxes();
         self.bvh.refit(&self.boxes);
@@ -110,6 +126,18 @@ impl TriangleMesh {
         rebuilt
     }
 
+    /// Bytes held by the mesh and its trees (capacity, not just length).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.vertices.capacity() * size_of::<Vec3A>()
+            + self.triangles.capacity() * size_of::<[u32; 3]>()
+            + self.corners.capacity() * size_of::<[Vec3A; 3]>()
+            + self.bvh.nodes.capacity() * size_of::<crate::bvh::Node>()
+            + self.bvh.prims.capacity() * size_of::<u32>()
+            + self.boxes.capacity() * size_of::<Aabb>()
+            + self.wide.memory_bytes()
+    }
+
     /// Number of triangles.
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()
@@ -117,18 +145,31 @@ impl TriangleMesh {
 
     /// The bounds of all vertices used by triangles (empty box for an empty mesh).
     pub fn bounds(&self) -> Aabb {
-        self.bvh.nodes.first().map_or(Aabb::EMPTY, |n| n.bounds)
+        self.wide.root_bounds.unwrap_or(Aabb::EMPTY)
     }
 
-    /// The BVH (for validation and statistics).
+    /// The binary BVH, for validation: complete only for a dynamic mesh (a static one keeps
+    /// just its primitive order after the 4-wide tree is made).
     pub fn bvh(&self) -> &Bvh {
         &self.bvh
     }
 
-    /// The unit geometric normal of a triangle (counter-clockwise front).
-    pub fn triangle_normal(&self, triangle: u32) -> Vec3A {
-        let [a, b, c] = self.triangles[triangle as usize].map(|i| self.vertices[i as usize]);
-        (b - a).cross(c - a).normalize_or_zero()
+    /// A mesh that will move (a skinned body): it keeps its binary tree and scratch for refits.
+    pub fn new_dynamic(vertices: Vec<glam::Vec3>, triangles: Vec<[u32; 3]>) -> TriangleMesh {
+        let mut mesh = TriangleMesh::new(vertices, Vec::new());
+        mesh.dynamic = true;
+        mesh.set_triangles(triangles);
+        mesh
+    }
+
+    fn set_triangles(&mut self, triangles: Vec<[u32; 3]>) {
+        let n = self.vertices.len() as u32;
+        self.triangles = triangles
+            .into_iter()
+            .filter(|t| t.iter().all(|&i| i < n))
+            .take(crate::wide::MAX_PRIMS)
+            .collect();
+        self.rebuild();
     }
 
     /// The closest hit with `t` in `(t_min, t_max)`. Ties between triangles at the same `t`
@@ -169,7 +210,15 @@ impl TriangleMesh {
                             Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
                         };
                         if better {
-                            *best = Some(LocalHit { t, u, v, triangle });
+                            let [a, b, c] = self.corners[k];
+                            let normal = (b - a).cross(c - a).normalize_or_zero();
+                            *best = Some(LocalHit {
+                                t,
+                                u,
+                                v,
+                                triangle,
+                                normal,
+                            });
                             *t_far = t;
                             if any {
                                 return true;

@@ -81,6 +81,16 @@ impl Scene {
         self.instances.len()
     }
 
+    /// Bytes held by all meshes and the top level (shared meshes counted once).
+    pub fn memory_bytes(&self) -> usize {
+        self.meshes
+            .iter()
+            .map(TriangleMesh::memory_bytes)
+            .sum::<usize>()
+            + self.instances.capacity() * std::mem::size_of::<Instance>()
+            + self.tlas.nodes.capacity() * std::mem::size_of::<crate::bvh::Node>()
+    }
+
     /// Total triangles over all instances.
     pub fn triangle_count(&self) -> usize {
         self.instances
@@ -122,8 +132,7 @@ impl Scene {
                     }
                 };
                 if better {
-                    let normal = (inst.normal_to_world * mesh.triangle_normal(h.triangle))
-                        .normalize_or_zero();
+                    let normal = (inst.normal_to_world * h.normal).normalize_or_zero();
                     best = Some(Hit {
                         t: h.t,
                         u: h.u,

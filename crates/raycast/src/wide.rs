@@ -108,7 +108,15 @@ impl Bvh4 {
             out.nodes[wide] = node;
             out.sources[wide] = source;
         }
+        out.nodes.shrink_to_fit();
+        out.sources.shrink_to_fit();
         out
+    }
+
+    /// Bytes held (capacity).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node4>()
+            + self.sources.capacity() * std::mem::size_of::<[u32; 4]>()
     }
 
     /// Copies refitted boxes from the binary tree this one was collapsed from (same topology).

@@ -110,7 +110,7 @@ fn agrees_with_brute_force_on_random_triangle_soups() {
         let triangles: Vec<[u32; 3]> = (0..size as u32)
             .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
             .collect();
-        let mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
+        let mesh = TriangleMesh::new_dynamic(vertices.clone(), triangles.clone());
         let boxes: Vec<Aabb> = triangles
             .iter()
             .map(|t| {
@@ -258,7 +258,10 @@ fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
     let triangles: Vec<[u32; 3]> = (0..n as u32)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
-    let mut mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
+    // A static mesh becomes dynamic (one rebuild) on its first update.
+    let mut static_mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
+    assert!(static_mesh.update_vertices(&vertices));
+    let mut mesh = TriangleMesh::new_dynamic(vertices.clone(), triangles.clone());
     // A small motion: refit only, and the answers are those of a fresh build.
     for v in &mut vertices {
         *v += Vec3::new(0.0, 0.0, 0.05 * v.x);
@@ -295,7 +298,7 @@ fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
     let tris: Vec<[u32; 3]> = (0..1000u32)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
-    let mut mesh = TriangleMesh::new(strip.clone(), tris);
+    let mut mesh = TriangleMesh::new_dynamic(strip.clone(), tris);
     let spread: Vec<Vec3> = (0..3000)
         .map(|i| {
             if i % 3 == 0 {

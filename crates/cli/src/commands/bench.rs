@@ -107,10 +107,11 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         println!(
-            "{{\"world\":{:?},\"threads\":{threads},\"triangles\":{triangles},\"instances\":{},\"build_seconds\":{build_secs:.4},\"bvh_build_seconds\":{:.4},\"scans\":{},\"sensors\":[{}]}}",
+            "{{\"world\":{:?},\"threads\":{threads},\"triangles\":{triangles},\"instances\":{},\"build_seconds\":{build_secs:.4},\"bvh_build_seconds\":{:.4},\"bytes_per_triangle\":{:.1},\"scans\":{},\"sensors\":[{}]}}",
             world.source.display().to_string(),
             built.scene.instance_count(),
             built.model_bvh_seconds,
+            built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
             args.scans,
             sensors.join(",")
         );
@@ -118,9 +119,10 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "scene: {triangles} triangles in {} instances, built in {build_secs:.3} s (BVHs {:.3} s, the rest loading files); {threads} thread(s), {} scans per sensor",
+            "scene: {triangles} triangles in {} instances, built in {build_secs:.3} s (BVHs {:.3} s, the rest loading files), {:.0} bytes per triangle; {threads} thread(s), {} scans per sensor",
             built.scene.instance_count(),
             built.model_bvh_seconds,
+            built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
             args.scans
         );
         for (n, c, r, h, s) in &report {

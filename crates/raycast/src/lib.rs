@@ -26,6 +26,7 @@
 
 pub mod bvh;
 mod mesh;
+mod packs;
 mod ray;
 mod scene;
 mod wide;

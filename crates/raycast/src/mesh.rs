@@ -1,7 +1,8 @@
 //! A triangle mesh with its BVH: build, refit after vertex motion, closest and any hit.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::ray::{Shear, intersect_box, intersect_triangle};
+use crate::packs::{EMPTY_LANE, TriPack, intersect_pack};
+use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
@@ -10,8 +11,9 @@ use glam::Vec3A;
 pub struct TriangleMesh {
     vertices: Vec<Vec3A>,
     triangles: Vec<[u32; 3]>,
-    /// Triangle corners in BVH leaf order, for locality in the hot loop.
-    corners: Vec<[Vec3A; 3]>,
+    /// Leaf triangles four at a time, in BVH primitive order; the 4-wide tree's leaf codes
+    /// name runs of packs.
+    packs: Vec<TriPack>,
     bvh: Bvh,
     /// The same tree, 4 wide, for traversal.
     wide: Bvh4,
@@ -52,7 +54,7 @@ impl TriangleMesh {
         let mut mesh = TriangleMesh {
             vertices: vertices.into_iter().map(Vec3A::from).collect(),
             triangles,
-            corners: Vec::new(),
+            packs: Vec::new(),
             bvh: Bvh::default(),
             wide: Bvh4::default(),
             boxes: Vec::new(),
@@ -74,14 +76,59 @@ impl TriangleMesh {
         }));
     }
 
-    fn gather_corners(&mut self) {
-        self.corners.clear();
-        self.corners.extend(
-            self.bvh
+    fn corners_of(&self, triangle: u32) -> [Vec3A; 3] {
+        self.triangles[triangle as usize].map(|i| self.vertices[i as usize])
+    }
+
+    /// Packs each leaf's triangles by four, in primitive order, and renames the leaves of the
+    /// 4-wide tree to their pack runs.
+    fn build_packs(&mut self) {
+        let mut leaves = Vec::new();
+        self.wide.rename_leaves(|first, count| {
+            leaves.push((first, count));
+            (first, count)
+        });
+        leaves.sort_unstable();
+        // Pack run start per leaf, indexed by the leaf's first primitive.
+        let mut run_start = vec![0u32; self.bvh.prims.len()];
+        self.packs.clear();
+        for &(first, count) in &leaves {
+            if let Some(start) = run_start.get_mut(first as usize) {
+                *start = self.packs.len() as u32;
+            }
+            let prims = self
+                .bvh
                 .prims
-                .iter()
-                .map(|&p| self.triangles[p as usize].map(|i| self.vertices[i as usize])),
-        );
+                .get(first as usize..(first + count) as usize)
+                .unwrap_or(&[]);
+            for chunk in prims.chunks(4) {
+                let mut pack = TriPack::empty();
+                for (lane, &p) in chunk.iter().enumerate() {
+                    pack.set(lane, p, self.corners_of(p));
+                }
+                self.packs.push(pack);
+            }
+        }
+        self.packs.shrink_to_fit();
+        self.wide.rename_leaves(|first, count| {
+            (
+                run_start.get(first as usize).copied().unwrap_or(0),
+                count.div_ceil(4),
+            )
+        });
+    }
+
+    fn refit_packs(&mut self) {
+        let mut packs = std::mem::take(&mut self.packs);
+        for pack in &mut packs {
+            for lane in 0..4 {
+                let p = pack.prim[lane];
+                if p != EMPTY_LANE {
+                    pack.set(lane, p, self.corners_of(p));
+                }
+            }
+        }
+        self.packs = packs;
     }
 
     /// Rebuilds the BVH from scratch.
@@ -90,7 +137,7 @@ impl TriangleMesh {
         self.bvh = Bvh::build(&self.boxes);
         self.built_cost = self.bvh.sah_cost();
         self.wide = Bvh4::collapse(&self.bvh);
-        self.gather_corners();
+        self.build_packs();
         if !self.dynamic {
             // A static mesh never refits: keep only what traversal needs (under 100 bytes per
             // triangle). Its first vertex update makes it dynamic and rebuilds.
@@ -118,10 +165,7 @@ impl TriangleMesh {
             self.rebuild();
         } else {
             self.wide.refit(&self.bvh);
-            // Corners in place: same leaf order, new positions.
-            for (corner, &p) in self.corners.iter_mut().zip(&self.bvh.prims) {
-                *corner = self.triangles[p as usize].map(|i| self.vertices[i as usize]);
-            }
+            self.refit_packs();
         }
         rebuilt
     }
@@ -131,7 +175,7 @@ impl TriangleMesh {
         use std::mem::size_of;
         self.vertices.capacity() * size_of::<Vec3A>()
             + self.triangles.capacity() * size_of::<[u32; 3]>()
-            + self.corners.capacity() * size_of::<[Vec3A; 3]>()
+            + self.packs.capacity() * size_of::<TriPack>()
             + self.bvh.nodes.capacity() * size_of::<crate::bvh::Node>()
             + self.bvh.prims.capacity() * size_of::<u32>()
             + self.boxes.capacity() * size_of::<Aabb>()
@@ -199,30 +243,31 @@ impl TriangleMesh {
         // Tests a leaf; true when an any-hit query is answered.
         let test_leaf =
             |first: usize, count: usize, best: &mut Option<LocalHit>, t_far: &mut f32| -> bool {
-                for k in first..first + count {
+                for pack in &self.packs[first..first + count] {
                     // The tie-break needs hits at exactly t_far too: allow them, then compare.
-                    if let Some((t, u, v)) =
-                        intersect_triangle(origin, &shear, t_min, next_up(*t_far), self.corners[k])
-                    {
-                        let triangle = self.bvh.prims[k];
-                        let better = match best {
-                            None => t < t_max,
-                            Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
-                        };
-                        if better {
-                            let [a, b, c] = self.corners[k];
-                            let normal = (b - a).cross(c - a).normalize_or_zero();
-                            *best = Some(LocalHit {
-                                t,
-                                u,
-                                v,
-                                triangle,
-                                normal,
-                            });
-                            *t_far = t;
-                            if any {
-                                return true;
-                            }
+                    let Some((t, u, v, lane)) =
+                        intersect_pack(origin, &shear, t_min, next_up(*t_far), pack)
+                    else {
+                        continue;
+                    };
+                    let triangle = pack.prim[lane];
+                    let better = match best {
+                        None => t < t_max,
+                        Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
+                    };
+                    if better {
+                        let [a, b, c] = pack.corners(lane);
+                        let normal = (b - a).cross(c - a).normalize_or_zero();
+                        *best = Some(LocalHit {
+                            t,
+                            u,
+                            v,
+                            triangle,
+                            normal,
+                        });
+                        *t_far = t;
+                        if any {
+                            return true;
                         }
                     }
                 }
@@ -234,9 +279,18 @@ impl TriangleMesh {
         }
         let lanes = RayLanes::new(origin, shear.inv_dir);
         let nodes = &self.wide.nodes;
-        // (slot code, entry distance). Each level pushes at most four entries and pops one,
-        // and the depth is bounded by construction.
-        let mut stack = [(0u32, 0f32); 4 * crate::bvh::MAX_DEPTH];
+        // (slot code, entry distance). Each level pushes at most four entries and pops one.
+        // Shallow trees (nearly all) use a small array: zeroing one sized for the deepest
+        // possible tree cost 5 % of a scan.
+        const SMALL_STACK: usize = 64;
+        let mut small = [(0u32, 0f32); SMALL_STACK];
+        let mut large = Vec::new();
+        let stack: &mut [(u32, f32)] = if self.wide.stack_bound <= SMALL_STACK {
+            &mut small
+        } else {
+            large.resize(self.wide.stack_bound, (0, 0.0));
+            &mut large
+        };
         let mut sp = 0usize;
         let mut node = 0usize;
         loop {

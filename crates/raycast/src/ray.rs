@@ -79,6 +79,12 @@ pub(crate) struct Shear {
 }
 
 impl Shear {
+    /// The ray-space transform (rows as documented on the field).
+    #[inline]
+    pub(crate) fn matrix(&self) -> &glam::Mat3A {
+        &self.m
+    }
+
     pub(crate) fn new(dir: Vec3A) -> Shear {
         let a = dir.abs();
         let kz = if a.x >= a.y && a.x >= a.z {

@@ -36,6 +36,8 @@ pub(crate) struct Bvh4 {
     /// Whether the root itself is a single leaf (tiny meshes): then `root_leaf` holds it.
     pub(crate) root_leaf: Option<(u32, u32)>,
     pub(crate) root_bounds: Option<Aabb>,
+    /// Entries a traversal stack may need: four per level of the deepest path.
+    pub(crate) stack_bound: usize,
 }
 
 impl Bvh4 {
@@ -51,6 +53,7 @@ impl Bvh4 {
                 sources: Vec::new(),
                 root_leaf: Some((root.right_or_first, root.count)),
                 root_bounds: Some(root.bounds),
+                stack_bound: 0,
             };
         }
         let mut out = Bvh4 {
@@ -58,11 +61,14 @@ impl Bvh4 {
             sources: Vec::new(),
             root_leaf: None,
             root_bounds: Some(root.bounds),
+            stack_bound: 4,
         };
         out.nodes.push(empty_node());
         out.sources.push([u32::MAX; 4]);
-        let mut pending = vec![(0usize, 0usize)]; // (binary node, wide node slot to fill)
-        while let Some((bin, wide)) = pending.pop() {
+        // (binary node, wide node slot to fill, its depth from 1)
+        let mut pending = vec![(0usize, 0usize, 1usize)];
+        while let Some((bin, wide, depth)) = pending.pop() {
+            out.stack_bound = out.stack_bound.max(4 * depth);
             // Gather up to four children by opening inner children with the largest area.
             let n = &bvh.nodes[bin];
             let mut kids: Vec<usize> = vec![bin + 1, n.right_or_first as usize];
@@ -102,7 +108,7 @@ impl Bvh4 {
                     out.nodes.push(empty_node());
                     out.sources.push([u32::MAX; 4]);
                     node.child[slot] = index as u32;
-                    pending.push((k, index));
+                    pending.push((k, index, depth + 1));
                 }
             }
             out.nodes[wide] = node;
@@ -111,6 +117,23 @@ impl Bvh4 {
         out.nodes.shrink_to_fit();
         out.sources.shrink_to_fit();
         out
+    }
+
+    /// Renames every leaf's range through `rename(first, count) -> (first, count)` (the mesh
+    /// maps primitive runs to runs of triangle packs). `count` must stay under 32.
+    pub(crate) fn rename_leaves(&mut self, mut rename: impl FnMut(u32, u32) -> (u32, u32)) {
+        if let Some((first, count)) = self.root_leaf {
+            self.root_leaf = Some(rename(first, count));
+        }
+        for node in &mut self.nodes {
+            for code in &mut node.child {
+                if let Slot::Leaf(first, count) = decode(*code) {
+                    let (first, count) = rename(first as u32, count as u32);
+                    debug_assert!(count <= COUNT_MASK && (first as usize) < MAX_PRIMS);
+                    *code = LEAF | (first << COUNT_BITS) | count.min(COUNT_MASK);
+                }
+            }
+        }
     }
 
     /// Bytes held (capacity).

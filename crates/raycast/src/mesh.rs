@@ -310,9 +310,18 @@ impl TriangleMesh {
                     hits += 1;
                 }
             }
-            // Push far to near, so the nearest is popped next.
-            for &(dist, code) in order[..hits].iter().rev() {
+            // Push far to near, so the nearest is popped next; a nearest inner child is entered
+            // at once instead (its entry distance is within the current bound by construction).
+            for &(dist, code) in order[1..hits.max(1)].iter().rev() {
                 stack[sp] = (code, dist);
+                sp += 1;
+            }
+            if hits > 0 {
+                if let Slot::Inner(i) = decode(order[0].1) {
+                    node = i;
+                    continue;
+                }
+                stack[sp] = (order[0].1, order[0].0);
                 sp += 1;
             }
             loop {

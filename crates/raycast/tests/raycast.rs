@@ -382,3 +382,82 @@ fn batches_are_identical_for_any_thread_count() {
     assert_eq!(one, run(2));
     assert!(one.iter().filter(|h| h.is_some()).count() > 1000);
 }
+
+/// A UV sphere of radius 1 about the origin: vertices on the sphere, outward-facing triangles.
+fn unit_sphere(rings: u32, segments: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let mut vertices = vec![Vec3::Z, Vec3::NEG_Z];
+    for ring in 1..rings {
+        let polar = std::f32::consts::PI * ring as f32 / rings as f32;
+        for segment in 0..segments {
+            let azimuth = std::f32::consts::TAU * segment as f32 / segments as f32;
+            vertices.push(Vec3::new(
+                polar.sin() * azimuth.cos(),
+                polar.sin() * azimuth.sin(),
+                polar.cos(),
+            ));
+        }
+    }
+    let at = |ring: u32, segment: u32| 2 + (ring - 1) * segments + segment % segments;
+    let mut triangles = Vec::new();
+    for s in 0..segments {
+        triangles.push([0, at(1, s), at(1, s + 1)]);
+        triangles.push([1, at(rings - 1, s + 1), at(rings - 1, s)]);
+        for ring in 1..rings - 1 {
+            let (a, b) = (at(ring, s), at(ring, s + 1));
+            let (c, d) = (at(ring + 1, s), at(ring + 1, s + 1));
+            triangles.push([a, c, d]);
+            triangles.push([a, d, b]);
+        }
+    }
+    (vertices, triangles)
+}
+
+#[test]
+fn a_sphere_instance_is_hit_at_its_radius_within_the_tessellation_error() {
+    let (vertices, triangles) = unit_sphere(24, 48);
+    // The tessellation error, computed from the mesh itself: no point of a triangle whose
+    // corners lie on the unit sphere is nearer the centre than the triangle's plane.
+    let inner = triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            let n = (b - a).cross(c - a).normalize();
+            n.dot(a)
+        })
+        .fold(f32::INFINITY, f32::min);
+    assert!(inner > 0.99 && inner < 1.0, "inner radius {inner}");
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+    let (radius, centre) = (2.5, Vec3::new(10.0, -4.0, 1.5));
+    let world_from_sphere = Affine3A::from_scale_rotation_translation(
+        Vec3::splat(radius),
+        Quat::from_euler(glam::EulerRot::ZYX, 0.7, -0.4, 1.9),
+        centre,
+    );
+    scene.add_instance(id, world_from_sphere);
+    scene.commit();
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    for _ in 0..2000 {
+        // From inside the sphere outwards, and from outside towards its centre.
+        let dir = random_dir(&mut rng);
+        let inside = centre + random_dir(&mut rng) * rng.random_range(0.0..0.5);
+        let outside = centre - dir * rng.random_range(3.0..50.0);
+        for origin in [inside, outside] {
+            let hit = scene.closest(&ray(origin, dir)).unwrap();
+            assert!(
+                hit.t.is_finite() && hit.u.is_finite() && hit.v.is_finite(),
+                "{hit:?}"
+            );
+            assert!(hit.normal.is_finite() && (hit.normal.length() - 1.0).abs() < 1e-5);
+            let point = origin + dir * hit.t;
+            let distance = (point - centre).length();
+            assert!(
+                distance >= radius * inner - 1e-4 && distance <= radius + 1e-4,
+                "hit at {distance} from the centre"
+            );
+            // The front of an outward-facing sphere faces away from its centre.
+            let radial = (point - centre).normalize();
+            assert!(Vec3::from(hit.normal).dot(radial) > 0.99);
+        }
+    }
+}

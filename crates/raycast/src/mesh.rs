@@ -6,6 +6,9 @@ use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
+mod quad;
+pub(crate) use quad::RayQuad;
+
 /// A triangle mesh in its own frame, ready for ray queries.
 #[derive(Clone, Debug)]
 pub struct TriangleMesh {

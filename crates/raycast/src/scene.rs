@@ -6,7 +6,7 @@
 //! of a unit square scaled up keeps millimetre hits near the origin.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::mesh::TriangleMesh;
+use crate::mesh::{RayQuad, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box};
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
@@ -163,15 +163,107 @@ impl Scene {
     }
 
     /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers
-    /// `rays[i]`. The results do not depend on the number of threads.
+    /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced four at a
+    /// time, so pass a scan's rays in their natural order. The results do not depend on the
+    /// number of threads.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         out.par_chunks_mut(256)
             .zip(rays.par_chunks(256))
             .for_each(|(o, r)| {
-                for (slot, ray) in o.iter_mut().zip(r) {
-                    *slot = self.closest(ray);
+                for (slots, quad) in o.chunks_mut(4).zip(r.chunks(4)) {
+                    let hits = self.closest_quad(quad);
+                    for (slot, hit) in slots.iter_mut().zip(hits) {
+                        *slot = hit;
+                    }
                 }
             });
+    }
+
+    /// The closest hits of up to four rays, traced together.
+    fn closest_quad(&self, rays: &[Ray]) -> [Option<Hit>; 4] {
+        let mut best: [Option<Hit>; 4] = [None; 4];
+        let all = (1u32 << rays.len().min(4)) - 1;
+        let nodes = &self.tlas.nodes;
+        if nodes.is_empty() {
+            return best;
+        }
+        let inv: [Vec3A; 4] =
+            std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
+        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+        let mut sp = 0;
+        let mut node = 0usize;
+        loop {
+            let n = &nodes[node];
+            let mut reached = 0;
+            for (r, ray) in rays.iter().enumerate() {
+                let limit = best[r].map_or(ray.t_max, |b| next_up(b.t));
+                let (min, max) = (n.bounds.min, n.bounds.max);
+                if intersect_box(ray.origin, inv[r], ray.t_min, limit, min, max).is_some() {
+                    reached |= 1 << r;
+                }
+            }
+            if reached & all != 0 {
+                if n.count > 0 {
+                    let first = n.right_or_first as usize;
+                    for &p in &self.tlas.prims[first..first + n.count as usize] {
+                        self.closest_quad_in_instance(p, rays, reached & all, &mut best);
+                    }
+                } else {
+                    stack[sp] = n.right_or_first;
+                    sp += 1;
+                    node += 1;
+                    continue;
+                }
+            }
+            if sp == 0 {
+                return best;
+            }
+            sp -= 1;
+            node = stack[sp] as usize;
+        }
+    }
+
+    fn closest_quad_in_instance(
+        &self,
+        index: u32,
+        rays: &[Ray],
+        active: u32,
+        best: &mut [Option<Hit>; 4],
+    ) {
+        let inst = &self.instances[index as usize];
+        let mut quad = RayQuad {
+            origin: [Vec3A::ZERO; 4],
+            dir: [Vec3A::X; 4],
+            t_min: [0.0; 4],
+            t_max: [0.0; 4],
+            active,
+        };
+        for (r, ray) in rays.iter().enumerate() {
+            quad.origin[r] = inst.mesh_from_world.transform_point3a(ray.origin);
+            quad.dir[r] = inst.mesh_from_world.transform_vector3a(ray.dir);
+            quad.t_min[r] = ray.t_min;
+            quad.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
+        }
+        let hits = self.meshes[inst.mesh.0 as usize].closest_quad(&quad);
+        for (r, (hit, ray)) in hits.iter().zip(rays).enumerate() {
+            let Some(h) = hit else { continue };
+            let better = match &best[r] {
+                None => h.t < ray.t_max,
+                Some(b) => {
+                    h.t < b.t || (h.t == b.t && (index, h.triangle) < (b.instance, b.triangle))
+                }
+            };
+            if better {
+                best[r] = Some(Hit {
+                    t: h.t,
+                    u: h.u,
+                    v: h.v,
+                    triangle: h.triangle,
+                    instance: index,
+                    normal: (inst.normal_to_world * h.normal).normalize_or_zero(),
+                });
+            }
+        }
     }
 
     /// Walks the top-level BVH, calling `f(index, instance, current_best_t)` for each instance

@@ -461,3 +461,66 @@ fn a_sphere_instance_is_hit_at_its_radius_within_the_tessellation_error() {
         }
     }
 }
+
+#[test]
+fn batches_trace_rays_four_at_a_time_with_the_single_ray_answers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut scene = Scene::new();
+    let soup = TriangleMesh::new(
+        (0..6000)
+            .map(|_| {
+                Vec3::new(
+                    rng.random_range(-3.0..3.0),
+                    rng.random_range(-3.0..3.0),
+                    rng.random_range(-3.0..3.0),
+                )
+            })
+            .collect(),
+        (0..2000u32)
+            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+            .collect(),
+    );
+    let soup = scene.add_mesh(soup);
+    let tiny = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
+    for i in 0..6 {
+        let place = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(0.5 + 0.3 * i as f32),
+            Quat::from_rotation_z(i as f32),
+            Vec3::new(8.0 * (i % 3) as f32, 8.0 * (i / 3) as f32, 0.0),
+        );
+        scene.add_instance(if i % 2 == 0 { soup } else { tiny }, place);
+    }
+    // Coincident instances: ties between them must resolve as for single rays.
+    scene.add_instance(tiny, Affine3A::from_translation(Vec3::new(8.0, 0.0, 0.0)));
+    scene.commit();
+    // A lidar-like fan from one origin, then scattered rays with varied ranges (and a count
+    // that is not a multiple of four).
+    let origin = Vec3::new(8.0, 4.0, 0.3);
+    let mut rays: Vec<Ray> = (0..64 * 32)
+        .map(|i| {
+            let azimuth = (i / 32) as f32 * std::f32::consts::TAU / 64.0;
+            let elevation = ((i % 32) as f32 - 16.0) * 0.03;
+            let dir = Vec3::new(
+                azimuth.cos() * elevation.cos(),
+                azimuth.sin() * elevation.cos(),
+                elevation.sin(),
+            );
+            ray(origin, dir)
+        })
+        .collect();
+    for _ in 0..1003 {
+        let o = Vec3::new(
+            rng.random_range(-5.0..20.0),
+            rng.random_range(-5.0..12.0),
+            rng.random_range(-4.0..4.0),
+        );
+        let t_max = rng.random_range(0.5..30.0);
+        rays.push(Ray::new(o.into(), random_dir(&mut rng).into(), 0.1, t_max).unwrap());
+    }
+    let mut batch = vec![None; rays.len()];
+    scene.closest_batch(&rays, &mut batch);
+    let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
+    assert_eq!(batch, single);
+    assert!(single.iter().filter(|h| h.is_some()).count() > 1000);
+    assert!(single.iter().any(|h| h.is_some_and(|h| h.instance == 6)));
+}

@@ -1,0 +1,271 @@
+//! Four rays at once through one mesh's 4-wide tree (a "packet"): neighbouring rays of a scan
+//! share the node fetches, the child ordering and the stack, which is most of a single ray's
+//! traversal cost. Each child box is tested against the four rays in 4-lane arithmetic, and a
+//! mask follows each stacked entry so a leaf is tested only by the rays that reached its box.
+//!
+//! Every ray gets exactly what [`TriangleMesh::closest`] gives it: box tests are conservative
+//! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
+
+use super::{LocalHit, TriangleMesh, next_up};
+use crate::packs::intersect_pack;
+use crate::ray::{Shear, intersect_box};
+use crate::wide::{Slot, decode};
+use glam::{Vec3A, Vec4};
+
+/// Up to four rays in a mesh's frame; lanes whose bit is clear in `active` are ignored.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RayQuad {
+    pub(crate) origin: [Vec3A; 4],
+    pub(crate) dir: [Vec3A; 4],
+    pub(crate) t_min: [f32; 4],
+    pub(crate) t_max: [f32; 4],
+    pub(crate) active: u32,
+}
+
+/// The lanes set in `mask`, lowest first.
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..4).filter(move |r| mask & (1 << r) != 0)
+}
+
+impl TriangleMesh {
+    /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it.
+    pub(crate) fn closest_quad(&self, rays: &RayQuad) -> [Option<LocalHit>; 4] {
+        let mut best: [Option<LocalHit>; 4] = [None; 4];
+        let Some(root) = self.wide.root_bounds else {
+            return best;
+        };
+        let shears: [Shear; 4] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
+        let mut t_far = rays.t_max;
+        let mut active = 0;
+        for r in lanes(rays.active) {
+            let (o, inv) = (rays.origin[r], shears[r].inv_dir);
+            if intersect_box(o, inv, rays.t_min[r], rays.t_max[r], root.min, root.max).is_some() {
+                active |= 1 << r;
+            }
+        }
+        if active == 0 {
+            return best;
+        }
+        let test_leaf = |first: usize,
+                         mask: u32,
+                         count: usize,
+                         best: &mut [Option<LocalHit>; 4],
+                         t_far: &mut [f32; 4]| {
+            for r in lanes(mask) {
+                for pack in &self.packs[first..first + count] {
+                    let (origin, shear) = (rays.origin[r], &shears[r]);
+                    let bound = next_up(t_far[r]);
+                    let Some((t, u, v, lane)) =
+                        intersect_pack(origin, shear, rays.t_min[r], bound, pack)
+                    else {
+                        continue;
+                    };
+                    let triangle = pack.prim[lane];
+                    let better = match best[r] {
+                        None => t < rays.t_max[r],
+                        Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
+                    };
+                    if better {
+                        let [a, b, c] = pack.corners(lane);
+                        let normal = (b - a).cross(c - a).normalize_or_zero();
+                        best[r] = Some(LocalHit {
+                            t,
+                            u,
+                            v,
+                            triangle,
+                            normal,
+                        });
+                        t_far[r] = t;
+                    }
+                }
+            }
+        };
+        if let Some((first, count)) = self.wide.root_leaf {
+            test_leaf(
+                first as usize,
+                active,
+                count as usize,
+                &mut best,
+                &mut t_far,
+            );
+            return best;
+        }
+        let gather = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
+        let origin = [0, 1, 2].map(|a| gather(&|r| rays.origin[r][a]));
+        let inv_dir = [0, 1, 2].map(|a| gather(&|r| shears[r].inv_dir[a]));
+        let t_min = Vec4::from_array(rays.t_min);
+        let frustum = Frustum::new(rays, &shears, active);
+        let nodes = &self.wide.nodes;
+        // (slot code, rays that reached it, nearest entry among them).
+        const SMALL_STACK: usize = 64;
+        let mut small = [(0u32, 0u32, 0f32); SMALL_STACK];
+        let mut large = Vec::new();
+        let stack: &mut [(u32, u32, f32)] = if self.wide.stack_bound <= SMALL_STACK {
+            &mut small
+        } else {
+            large.resize(self.wide.stack_bound, (0, 0, 0.0));
+            &mut large
+        };
+        let mut sp = 0usize;
+        let (mut node, mut mask) = (0usize, active);
+        loop {
+            let n = &nodes[node];
+            let t_max = Vec4::from_array(t_far.map(next_up));
+            let mut order = [(f32::INFINITY, 0u32, 0u32); 4];
+            let mut hits = 0;
+            // One conservative test of the four children for the whole quad, when it has one.
+            let coarse = frustum.as_ref().map(|f| {
+                let hi = lanes(mask).map(|r| t_max[r]).fold(0.0, f32::max);
+                f.test(n, hi)
+            });
+            for k in 0..4 {
+                let slot = decode(n.child[k]);
+                if matches!(slot, Slot::Empty) {
+                    continue;
+                }
+                if let Some((near, hit)) = coarse {
+                    if hit & (1 << k) == 0 {
+                        continue;
+                    }
+                    if let Slot::Inner(_) = slot {
+                        // Inner nodes take the whole quad; leaves get each ray's own test.
+                        let entry = near[k];
+                        let mut i = hits;
+                        while i > 0 && order[i - 1].0 > entry {
+                            order[i] = order[i - 1];
+                            i -= 1;
+                        }
+                        order[i] = (entry, n.child[k], mask);
+                        hits += 1;
+                        continue;
+                    }
+                }
+                let slab = |a: usize| {
+                    let t0 = (Vec4::splat(n.min[a][k]) - origin[a]) * inv_dir[a];
+                    let t1 = (Vec4::splat(n.max[a][k]) - origin[a]) * inv_dir[a];
+                    (t0.min(t1), t0.max(t1))
+                };
+                let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
+                let near = x0.max(y0).max(z0).max(t_min);
+                // Widened by 2·gamma(3), as the single-ray test.
+                let far = (x1.min(y1).min(z1) * (1.0 + 6.0 * f32::EPSILON)).min(t_max);
+                let hit = near.cmple(far);
+                let reached = hit.bitmask() & mask;
+                if reached == 0 {
+                    continue;
+                }
+                let entry = lanes(reached)
+                    .map(|r| near[r])
+                    .fold(f32::INFINITY, f32::min);
+                let mut i = hits;
+                while i > 0 && order[i - 1].0 > entry {
+                    order[i] = order[i - 1];
+                    i -= 1;
+                }
+                order[i] = (entry, n.child[k], reached);
+                hits += 1;
+            }
+            for &(entry, code, reached) in order[1..hits.max(1)].iter().rev() {
+                stack[sp] = (code, reached, entry);
+                sp += 1;
+            }
+            if hits > 0 {
+                if let Slot::Inner(i) = decode(order[0].1) {
+                    (node, mask) = (i, order[0].2);
+                    continue;
+                }
+                stack[sp] = (order[0].1, order[0].2, order[0].0);
+                sp += 1;
+            }
+            loop {
+                if sp == 0 {
+                    return best;
+                }
+                sp -= 1;
+                let (code, reached, entry) = stack[sp];
+                // Rays whose hit so far is nearer than the entry are done with this subtree.
+                let reached = lanes(reached)
+                    .filter(|&r| entry <= t_far[r])
+                    .fold(0, |m, r| m | 1 << r);
+                if reached == 0 {
+                    continue;
+                }
+                match decode(code) {
+                    Slot::Inner(i) => {
+                        (node, mask) = (i, reached);
+                        break;
+                    }
+                    Slot::Leaf(first, count) => {
+                        test_leaf(first, reached, count, &mut best, &mut t_far)
+                    }
+                    Slot::Empty => {}
+                }
+            }
+        }
+    }
+}
+
+/// The quad as one beam, when its rays share an origin and each axis's direction sign: then
+/// the extremes of the rays' inverse directions bound every ray's slab distances from below
+/// (entry) and above (exit) with the very products the rays themselves compute, so one box
+/// test answers for all four, conservatively.
+struct Frustum {
+    origin: [Vec4; 3],
+    inv_lo: [Vec4; 3],
+    inv_hi: [Vec4; 3],
+    /// Per axis: whether the rays go towards +axis (enter at `min`).
+    ascending: [bool; 3],
+    t_min: Vec4,
+}
+
+impl Frustum {
+    fn new(rays: &RayQuad, shears: &[Shear; 4], active: u32) -> Option<Frustum> {
+        let first = lanes(active).next()?;
+        let origin = rays.origin[first];
+        let mut inv_lo = [f32::INFINITY; 3];
+        let mut inv_hi = [f32::NEG_INFINITY; 3];
+        let mut t_min = f32::INFINITY;
+        for r in lanes(active) {
+            let inv = shears[r].inv_dir;
+            if rays.origin[r] != origin || !inv.is_finite() {
+                return None;
+            }
+            for a in 0..3 {
+                inv_lo[a] = inv_lo[a].min(inv[a]);
+                inv_hi[a] = inv_hi[a].max(inv[a]);
+            }
+            t_min = t_min.min(rays.t_min[r]);
+        }
+        let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
+        if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
+            return None; // an axis with both signs (or zero): no useful beam
+        }
+        Some(Frustum {
+            origin: [0, 1, 2].map(|a| Vec4::splat(origin[a])),
+            inv_lo: inv_lo.map(Vec4::splat),
+            inv_hi: inv_hi.map(Vec4::splat),
+            ascending,
+            t_min: Vec4::splat(t_min),
+        })
+    }
+
+    /// Lower bounds of the children's entry distances and which children some ray may reach
+    /// before `t_max`.
+    fn test(&self, n: &crate::wide::Node4, t_max: f32) -> (Vec4, u32) {
+        let mut near = self.t_min;
+        let mut far = Vec4::INFINITY;
+        for a in 0..3 {
+            let (enter, exit) = if self.ascending[a] {
+                (n.min[a], n.max[a])
+            } else {
+                (n.max[a], n.min[a])
+            };
+            let (d0, d1) = (enter - self.origin[a], exit - self.origin[a]);
+            near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
+            far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
+        }
+        // Widened by 2·gamma(3), as the single-ray test.
+        let far = (far * (1.0 + 6.0 * f32::EPSILON)).min(Vec4::splat(t_max));
+        (near, near.cmple(far).bitmask())
+    }
+}

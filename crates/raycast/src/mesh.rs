@@ -6,8 +6,8 @@ use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
-mod quad;
-pub(crate) use quad::RayQuad;
+mod packet;
+pub(crate) use packet::{PACKET, RayPacket};
 
 /// A triangle mesh in its own frame, ready for ray queries.
 #[derive(Clone, Debug)]

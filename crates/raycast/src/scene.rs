@@ -6,7 +6,7 @@
 //! of a unit square scaled up keeps millimetre hits near the origin.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::mesh::{RayQuad, TriangleMesh};
+use crate::mesh::{PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box};
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
@@ -163,15 +163,15 @@ impl Scene {
     }
 
     /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers
-    /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced four at a
+    /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced eight at a
     /// time, so pass a scan's rays in their natural order. The results do not depend on the
     /// number of threads.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         out.par_chunks_mut(256)
             .zip(rays.par_chunks(256))
             .for_each(|(o, r)| {
-                for (slots, quad) in o.chunks_mut(4).zip(r.chunks(4)) {
-                    let hits = self.closest_quad(quad);
+                for (slots, packet) in o.chunks_mut(PACKET).zip(r.chunks(PACKET)) {
+                    let hits = self.closest_packet(packet);
                     for (slot, hit) in slots.iter_mut().zip(hits) {
                         *slot = hit;
                     }
@@ -179,15 +179,15 @@ impl Scene {
             });
     }
 
-    /// The closest hits of up to four rays, traced together.
-    fn closest_quad(&self, rays: &[Ray]) -> [Option<Hit>; 4] {
-        let mut best: [Option<Hit>; 4] = [None; 4];
-        let all = (1u32 << rays.len().min(4)) - 1;
+    /// The closest hits of up to [`PACKET`] rays, traced together.
+    fn closest_packet(&self, rays: &[Ray]) -> [Option<Hit>; PACKET] {
+        let mut best: [Option<Hit>; PACKET] = [None; PACKET];
+        let all = (1u32 << rays.len().min(PACKET)) - 1;
         let nodes = &self.tlas.nodes;
         if nodes.is_empty() {
             return best;
         }
-        let inv: [Vec3A; 4] =
+        let inv: [Vec3A; PACKET] =
             std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
         let mut stack = [0u32; crate::bvh::MAX_DEPTH];
         let mut sp = 0;
@@ -206,7 +206,7 @@ impl Scene {
                 if n.count > 0 {
                     let first = n.right_or_first as usize;
                     for &p in &self.tlas.prims[first..first + n.count as usize] {
-                        self.closest_quad_in_instance(p, rays, reached & all, &mut best);
+                        self.closest_packet_in_instance(p, rays, reached & all, &mut best);
                     }
                 } else {
                     stack[sp] = n.right_or_first;
@@ -223,28 +223,28 @@ impl Scene {
         }
     }
 
-    fn closest_quad_in_instance(
+    fn closest_packet_in_instance(
         &self,
         index: u32,
         rays: &[Ray],
         active: u32,
-        best: &mut [Option<Hit>; 4],
+        best: &mut [Option<Hit>; PACKET],
     ) {
         let inst = &self.instances[index as usize];
-        let mut quad = RayQuad {
-            origin: [Vec3A::ZERO; 4],
-            dir: [Vec3A::X; 4],
-            t_min: [0.0; 4],
-            t_max: [0.0; 4],
+        let mut packet = RayPacket {
+            origin: [Vec3A::ZERO; PACKET],
+            dir: [Vec3A::X; PACKET],
+            t_min: [0.0; PACKET],
+            t_max: [0.0; PACKET],
             active,
         };
         for (r, ray) in rays.iter().enumerate() {
-            quad.origin[r] = inst.mesh_from_world.transform_point3a(ray.origin);
-            quad.dir[r] = inst.mesh_from_world.transform_vector3a(ray.dir);
-            quad.t_min[r] = ray.t_min;
-            quad.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
+            packet.origin[r] = inst.mesh_from_world.transform_point3a(ray.origin);
+            packet.dir[r] = inst.mesh_from_world.transform_vector3a(ray.dir);
+            packet.t_min[r] = ray.t_min;
+            packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
-        let hits = self.meshes[inst.mesh.0 as usize].closest_quad(&quad);
+        let hits = self.meshes[inst.mesh.0 as usize].closest_packet(&packet);
         for (r, (hit, ray)) in hits.iter().zip(rays).enumerate() {
             let Some(h) = hit else { continue };
             let better = match &best[r] {

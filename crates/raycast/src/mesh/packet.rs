@@ -1,7 +1,9 @@
-//! Four rays at once through one mesh's 4-wide tree (a "packet"): neighbouring rays of a scan
-//! share the node fetches, the child ordering and the stack, which is most of a single ray's
-//! traversal cost. Each child box is tested against the four rays in 4-lane arithmetic, and a
-//! mask follows each stacked entry so a leaf is tested only by the rays that reached its box.
+//! Up to eight rays at once through one mesh's 4-wide tree (a packet): neighbouring rays of
+//! a scan share the node fetches, the child ordering and the stack, which is most of a single
+//! ray's traversal cost. Rays sharing an origin are bounded by one beam, tested once per child
+//! box; otherwise each child box is tested against the rays four at a time in 4-lane
+//! arithmetic. A mask follows each stacked entry so a leaf is tested only by the rays that
+//! reached its box.
 //!
 //! Every ray gets exactly what [`TriangleMesh::closest`] gives it: box tests are conservative
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
@@ -12,29 +14,34 @@ use crate::ray::{Shear, intersect_box};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
-/// Up to four rays in a mesh's frame; lanes whose bit is clear in `active` are ignored.
+/// Rays per packet: groups of four lanes. Eight measured as well as four or sixteen on a
+/// lidar scan (within noise); the beam widens with more rays.
+pub(crate) const PACKET: usize = 8;
+const GROUPS: usize = PACKET / 4;
+
+/// Up to eight rays in a mesh's frame; rays whose bit is clear in `active` are ignored.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RayQuad {
-    pub(crate) origin: [Vec3A; 4],
-    pub(crate) dir: [Vec3A; 4],
-    pub(crate) t_min: [f32; 4],
-    pub(crate) t_max: [f32; 4],
+pub(crate) struct RayPacket {
+    pub(crate) origin: [Vec3A; PACKET],
+    pub(crate) dir: [Vec3A; PACKET],
+    pub(crate) t_min: [f32; PACKET],
+    pub(crate) t_max: [f32; PACKET],
     pub(crate) active: u32,
 }
 
-/// The lanes set in `mask`, lowest first.
+/// The rays set in `mask`, lowest first.
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..4).filter(move |r| mask & (1 << r) != 0)
+    (0..PACKET).filter(move |r| mask & (1 << r) != 0)
 }
 
 impl TriangleMesh {
     /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it.
-    pub(crate) fn closest_quad(&self, rays: &RayQuad) -> [Option<LocalHit>; 4] {
-        let mut best: [Option<LocalHit>; 4] = [None; 4];
+    pub(crate) fn closest_packet(&self, rays: &RayPacket) -> [Option<LocalHit>; PACKET] {
+        let mut best: [Option<LocalHit>; PACKET] = [None; PACKET];
         let Some(root) = self.wide.root_bounds else {
             return best;
         };
-        let shears: [Shear; 4] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
+        let shears: [Shear; PACKET] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
         let mut t_far = rays.t_max;
         let mut active = 0;
         for r in lanes(rays.active) {
@@ -49,8 +56,8 @@ impl TriangleMesh {
         let test_leaf = |first: usize,
                          mask: u32,
                          count: usize,
-                         best: &mut [Option<LocalHit>; 4],
-                         t_far: &mut [f32; 4]| {
+                         best: &mut [Option<LocalHit>; PACKET],
+                         t_far: &mut [f32; PACKET]| {
             for r in lanes(mask) {
                 for pack in &self.packs[first..first + count] {
                     let (origin, shear) = (rays.origin[r], &shears[r]);
@@ -90,10 +97,13 @@ impl TriangleMesh {
             );
             return best;
         }
-        let gather = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
-        let origin = [0, 1, 2].map(|a| gather(&|r| rays.origin[r][a]));
-        let inv_dir = [0, 1, 2].map(|a| gather(&|r| shears[r].inv_dir[a]));
-        let t_min = Vec4::from_array(rays.t_min);
+        // Per group of four rays, lanes = rays.
+        let group = |f: &dyn Fn(usize) -> f32| -> [Vec4; GROUPS] {
+            std::array::from_fn(|g| Vec4::new(f(4 * g), f(4 * g + 1), f(4 * g + 2), f(4 * g + 3)))
+        };
+        let origin = [0, 1, 2].map(|a| group(&|r| rays.origin[r][a]));
+        let inv_dir = [0, 1, 2].map(|a| group(&|r| shears[r].inv_dir[a]));
+        let t_min = group(&|r| rays.t_min[r]);
         let frustum = Frustum::new(rays, &shears, active);
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
@@ -110,12 +120,13 @@ impl TriangleMesh {
         let (mut node, mut mask) = (0usize, active);
         loop {
             let n = &nodes[node];
-            let t_max = Vec4::from_array(t_far.map(next_up));
+            let t_far_up = t_far.map(next_up);
+            let t_max = group(&|r| t_far_up[r]);
             let mut order = [(f32::INFINITY, 0u32, 0u32); 4];
             let mut hits = 0;
-            // One conservative test of the four children for the whole quad, when it has one.
+            // One conservative test of the four children for the whole packet, when it has one.
             let coarse = frustum.as_ref().map(|f| {
-                let hi = lanes(mask).map(|r| t_max[r]).fold(0.0, f32::max);
+                let hi = lanes(mask).map(|r| t_far_up[r]).fold(0.0, f32::max);
                 f.test(n, hi)
             });
             for k in 0..4 {
@@ -128,7 +139,7 @@ impl TriangleMesh {
                         continue;
                     }
                     if let Slot::Inner(_) = slot {
-                        // Inner nodes take the whole quad; leaves get each ray's own test.
+                        // Inner nodes take the whole packet; leaves get each ray's own test.
                         let entry = near[k];
                         let mut i = hits;
                         while i > 0 && order[i - 1].0 > entry {
@@ -140,23 +151,33 @@ impl TriangleMesh {
                         continue;
                     }
                 }
-                let slab = |a: usize| {
-                    let t0 = (Vec4::splat(n.min[a][k]) - origin[a]) * inv_dir[a];
-                    let t1 = (Vec4::splat(n.max[a][k]) - origin[a]) * inv_dir[a];
-                    (t0.min(t1), t0.max(t1))
-                };
-                let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
-                let near = x0.max(y0).max(z0).max(t_min);
-                // Widened by 2·gamma(3), as the single-ray test.
-                let far = (x1.min(y1).min(z1) * (1.0 + 6.0 * f32::EPSILON)).min(t_max);
-                let hit = near.cmple(far);
-                let reached = hit.bitmask() & mask;
+                let mut reached = 0;
+                let mut entry = f32::INFINITY;
+                for g in 0..GROUPS {
+                    let in_group = (mask >> (4 * g)) & 0xF;
+                    if in_group == 0 {
+                        continue;
+                    }
+                    let slab = |a: usize| {
+                        let t0 = (Vec4::splat(n.min[a][k]) - origin[a][g]) * inv_dir[a][g];
+                        let t1 = (Vec4::splat(n.max[a][k]) - origin[a][g]) * inv_dir[a][g];
+                        (t0.min(t1), t0.max(t1))
+                    };
+                    let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
+                    let near = x0.max(y0).max(z0).max(t_min[g]);
+                    // Widened by 2·gamma(3), as the single-ray test.
+                    let far = (x1.min(y1).min(z1) * (1.0 + 6.0 * f32::EPSILON)).min(t_max[g]);
+                    let hit = near.cmple(far).bitmask() & in_group;
+                    if hit != 0 {
+                        reached |= hit << (4 * g);
+                        for lane in (0..4).filter(|lane| hit & (1 << lane) != 0) {
+                            entry = entry.min(near[lane]);
+                        }
+                    }
+                }
                 if reached == 0 {
                     continue;
                 }
-                let entry = lanes(reached)
-                    .map(|r| near[r])
-                    .fold(f32::INFINITY, f32::min);
                 let mut i = hits;
                 while i > 0 && order[i - 1].0 > entry {
                     order[i] = order[i - 1];
@@ -205,7 +226,7 @@ impl TriangleMesh {
     }
 }
 
-/// The quad as one beam, when its rays share an origin and each axis's direction sign: then
+/// The packet as one beam, when its rays share an origin and each axis's direction sign: then
 /// the extremes of the rays' inverse directions bound every ray's slab distances from below
 /// (entry) and above (exit) with the very products the rays themselves compute, so one box
 /// test answers for all four, conservatively.
@@ -219,7 +240,7 @@ struct Frustum {
 }
 
 impl Frustum {
-    fn new(rays: &RayQuad, shears: &[Shear; 4], active: u32) -> Option<Frustum> {
+    fn new(rays: &RayPacket, shears: &[Shear; PACKET], active: u32) -> Option<Frustum> {
         let first = lanes(active).next()?;
         let origin = rays.origin[first];
         let mut inv_lo = [f32::INFINITY; 3];

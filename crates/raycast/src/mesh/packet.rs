@@ -57,7 +57,10 @@ impl TriangleMesh {
                          mask: u32,
                          count: usize,
                          best: &mut [Option<LocalHit>; PACKET],
-                         t_far: &mut [f32; PACKET]| {
+                         t_far: &mut [f32; PACKET]|
+         -> bool {
+            // Whether some ray's hit moved closer.
+            let mut closer = false;
             for r in lanes(mask) {
                 for pack in &self.packs[first..first + count] {
                     let (origin, shear) = (rays.origin[r], &shears[r]);
@@ -83,9 +86,11 @@ impl TriangleMesh {
                             normal,
                         });
                         t_far[r] = t;
+                        closer = true;
                     }
                 }
             }
+            closer
         };
         if let Some((first, count)) = self.wide.root_leaf {
             test_leaf(
@@ -118,17 +123,19 @@ impl TriangleMesh {
         };
         let mut sp = 0usize;
         let (mut node, mut mask) = (0usize, active);
+        // Box-test bounds, refreshed only when a leaf test moved a hit closer.
+        let bounds = |t_far: &[f32; PACKET]| {
+            let up = t_far.map(next_up);
+            let beam = lanes(active).map(|r| up[r]).fold(0.0, f32::max);
+            (group(&|r| up[r]), beam)
+        };
+        let (mut t_max, mut beam_t_max) = bounds(&t_far);
         loop {
             let n = &nodes[node];
-            let t_far_up = t_far.map(next_up);
-            let t_max = group(&|r| t_far_up[r]);
             let mut order = [(f32::INFINITY, 0u32, 0u32); 4];
             let mut hits = 0;
             // One conservative test of the four children for the whole packet, when it has one.
-            let coarse = frustum.as_ref().map(|f| {
-                let hi = lanes(mask).map(|r| t_far_up[r]).fold(0.0, f32::max);
-                f.test(n, hi)
-            });
+            let coarse = frustum.as_ref().map(|f| f.test(n, beam_t_max));
             for k in 0..4 {
                 let slot = decode(n.child[k]);
                 if matches!(slot, Slot::Empty) {
@@ -205,9 +212,8 @@ impl TriangleMesh {
                 sp -= 1;
                 let (code, reached, entry) = stack[sp];
                 // Rays whose hit so far is nearer than the entry are done with this subtree.
-                let reached = lanes(reached)
-                    .filter(|&r| entry <= t_far[r])
-                    .fold(0, |m, r| m | 1 << r);
+                let open = (0..PACKET).fold(0, |m, r| m | u32::from(entry <= t_far[r]) << r);
+                let reached = reached & open;
                 if reached == 0 {
                     continue;
                 }
@@ -217,7 +223,9 @@ impl TriangleMesh {
                         break;
                     }
                     Slot::Leaf(first, count) => {
-                        test_leaf(first, reached, count, &mut best, &mut t_far)
+                        if test_leaf(first, reached, count, &mut best, &mut t_far) {
+                            (t_max, beam_t_max) = bounds(&t_far);
+                        }
                     }
                     Slot::Empty => {}
                 }

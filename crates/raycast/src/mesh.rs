@@ -1,7 +1,7 @@
 //! A triangle mesh with its BVH: build, refit after vertex motion, closest and any hit.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::packs::{EMPTY_LANE, TriPack, intersect_pack};
+use crate::packs::{EMPTY_LANE, PackRay, TriPack, intersect_pack};
 use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
@@ -241,6 +241,7 @@ impl TriangleMesh {
         let root = self.wide.root_bounds?;
         let shear = Shear::new(dir);
         intersect_box(origin, shear.inv_dir, t_min, t_max, root.min, root.max)?;
+        let pack_ray = PackRay::new(origin, &shear);
         let mut best: Option<LocalHit> = None;
         let mut t_far = t_max;
         // Tests a leaf; true when an any-hit query is answered.
@@ -249,7 +250,7 @@ impl TriangleMesh {
                 for pack in &self.packs[first..first + count] {
                     // The tie-break needs hits at exactly t_far too: allow them, then compare.
                     let Some((t, u, v, lane)) =
-                        intersect_pack(origin, &shear, t_min, next_up(*t_far), pack)
+                        intersect_pack(&pack_ray, t_min, next_up(*t_far), pack)
                     else {
                         continue;
                     };

@@ -46,22 +46,40 @@ impl TriPack {
 /// A hit within a pack: `(t, u, v, lane)`.
 pub(crate) type PackHit = (f32, f32, f32, usize);
 
+/// A ray's constants for the pack test, broadcast to four lanes once per ray rather than once
+/// per pack.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PackRay {
+    origin: Vec3A,
+    shear: Shear,
+    lanes_origin: [Vec4; 3],
+    /// `lanes_shear[r][c]`: entry (row r, column c) of the shear in every lane.
+    lanes_shear: [[Vec4; 3]; 3],
+}
+
+impl PackRay {
+    pub(crate) fn new(origin: Vec3A, shear: &Shear) -> PackRay {
+        let m = shear.matrix();
+        let cols = [m.x_axis, m.y_axis, m.z_axis];
+        PackRay {
+            origin,
+            shear: *shear,
+            lanes_origin: [0, 1, 2].map(|a| Vec4::splat(origin[a])),
+            lanes_shear: std::array::from_fn(|r| std::array::from_fn(|c| Vec4::splat(cols[c][r]))),
+        }
+    }
+}
+
 /// The nearest hit of the ray among the pack's lanes with `t` in `(t_min, t_max)`; equal `t`
 /// go to the lower triangle index.
 #[inline]
 pub(crate) fn intersect_pack(
-    origin: Vec3A,
-    shear: &Shear,
+    ray: &PackRay,
     t_min: f32,
     t_max: f32,
     pack: &TriPack,
 ) -> Option<PackHit> {
-    let m = shear.matrix();
-    let o = [
-        Vec4::splat(origin.x),
-        Vec4::splat(origin.y),
-        Vec4::splat(origin.z),
-    ];
+    let (o, m) = (&ray.lanes_origin, &ray.lanes_shear);
     // Ray-space coordinates of each vertex: row r of the shear applied lane-wise, summed in
     // the same order as the scalar test's matrix product.
     let to_ray = |j: usize| -> [Vec4; 3] {
@@ -70,7 +88,7 @@ pub(crate) fn intersect_pack(
             pack.v[j][1] - o[1],
             pack.v[j][2] - o[2],
         ];
-        std::array::from_fn(|r| d[0] * m.x_axis[r] + d[1] * m.y_axis[r] + d[2] * m.z_axis[r])
+        std::array::from_fn(|r| d[0] * m[r][0] + d[1] * m[r][1] + d[2] * m[r][2])
     };
     let [ax, ay, az] = to_ray(0);
     let [bx, by, bz] = to_ray(1);
@@ -108,7 +126,9 @@ pub(crate) fn intersect_pack(
         }
         if edge_mask & (1 << lane) != 0 {
             // An exact zero edge value: the scalar test decides, in double precision.
-            if let Some(hit) = intersect_triangle(origin, shear, t_min, t_max, pack.corners(lane)) {
+            if let Some(hit) =
+                intersect_triangle(ray.origin, &ray.shear, t_min, t_max, pack.corners(lane))
+            {
                 consider(lane, hit);
             }
         } else if hit_mask & (1 << lane) != 0 {

@@ -9,7 +9,7 @@
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
 use super::{LocalHit, TriangleMesh, next_up};
-use crate::packs::intersect_pack;
+use crate::packs::{PackRay, intersect_pack};
 use crate::ray::{Shear, intersect_box};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
@@ -53,6 +53,8 @@ impl TriangleMesh {
         if active == 0 {
             return best;
         }
+        let pack_rays: [PackRay; PACKET] =
+            std::array::from_fn(|r| PackRay::new(rays.origin[r], &shears[r]));
         let test_leaf = |first: usize,
                          mask: u32,
                          count: usize,
@@ -63,10 +65,9 @@ impl TriangleMesh {
             let mut closer = false;
             for r in lanes(mask) {
                 for pack in &self.packs[first..first + count] {
-                    let (origin, shear) = (rays.origin[r], &shears[r]);
                     let bound = next_up(t_far[r]);
                     let Some((t, u, v, lane)) =
-                        intersect_pack(origin, shear, rays.t_min[r], bound, pack)
+                        intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack)
                     else {
                         continue;
                     };

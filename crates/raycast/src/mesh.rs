@@ -1,7 +1,7 @@
 //! A triangle mesh with its BVH: build, refit after vertex motion, closest and any hit.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::packs::{EMPTY_LANE, PackRay, TriPack, intersect_pack};
+use crate::packs::{PackRay, TriPack, intersect_pack};
 use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
@@ -124,12 +124,7 @@ impl TriangleMesh {
     fn refit_packs(&mut self) {
         let mut packs = std::mem::take(&mut self.packs);
         for pack in &mut packs {
-            for lane in 0..4 {
-                let p = pack.prim[lane];
-                if p != EMPTY_LANE {
-                    pack.set(lane, p, self.corners_of(p));
-                }
-            }
+            pack.refit(|p| self.corners_of(p));
         }
         self.packs = packs;
     }

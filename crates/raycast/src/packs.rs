@@ -36,6 +36,25 @@ impl TriPack {
         }
     }
 
+    /// Rewrites every used lane's corners from `corners_of(triangle)`, a whole vector at a time
+    /// (a refit does this for every pack of a moving mesh).
+    pub(crate) fn refit(&mut self, corners_of: impl Fn(u32) -> [Vec3A; 3]) {
+        let lanes: [[Vec3A; 3]; 4] = std::array::from_fn(|lane| match self.prim[lane] {
+            EMPTY_LANE => [Vec3A::ZERO; 3],
+            p => corners_of(p),
+        });
+        self.v = std::array::from_fn(|j| {
+            std::array::from_fn(|a| {
+                Vec4::new(
+                    lanes[0][j][a],
+                    lanes[1][j][a],
+                    lanes[2][j][a],
+                    lanes[3][j][a],
+                )
+            })
+        });
+    }
+
     pub(crate) fn corners(&self, lane: usize) -> [Vec3A; 3] {
         std::array::from_fn(|j| {
             Vec3A::new(self.v[j][0][lane], self.v[j][1][lane], self.v[j][2][lane])

@@ -121,12 +121,25 @@ impl TriangleMesh {
         });
     }
 
-    fn refit_packs(&mut self) {
+    /// New corners for every pack and new triangle boxes, from one pass over the vertices.
+    fn refit_packs_and_boxes(&mut self) {
         let mut packs = std::mem::take(&mut self.packs);
+        let mut boxes = std::mem::take(&mut self.boxes);
+        boxes.resize(self.triangles.len(), Aabb::EMPTY);
         for pack in &mut packs {
-            pack.refit(|p| self.corners_of(p));
+            pack.refit(|p| {
+                let corners @ [a, b, c] = self.corners_of(p);
+                if let Some(slot) = boxes.get_mut(p as usize) {
+                    *slot = Aabb {
+                        min: a.min(b).min(c),
+                        max: a.max(b).max(c),
+                    };
+                }
+                corners
+            });
         }
         self.packs = packs;
+        self.boxes = boxes;
     }
 
     /// Rebuilds the BVH from scratch.
@@ -156,14 +169,13 @@ impl TriangleMesh {
             self.rebuild();
             return true;
         }
-        self.update_boxes();
+        self.refit_packs_and_boxes();
         self.bvh.refit(&self.boxes);
         let rebuilt = self.bvh.sah_cost() > 2.0 * self.built_cost;
         if rebuilt {
             self.rebuild();
         } else {
             self.wide.refit(&self.bvh);
-            self.refit_packs();
         }
         rebuilt
     }

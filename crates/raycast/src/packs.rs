@@ -38,7 +38,7 @@ impl TriPack {
 
     /// Rewrites every used lane's corners from `corners_of(triangle)`, a whole vector at a time
     /// (a refit does this for every pack of a moving mesh).
-    pub(crate) fn refit(&mut self, corners_of: impl Fn(u32) -> [Vec3A; 3]) {
+    pub(crate) fn refit(&mut self, mut corners_of: impl FnMut(u32) -> [Vec3A; 3]) {
         let lanes: [[Vec3A; 3]; 4] = std::array::from_fn(|lane| match self.prim[lane] {
             EMPTY_LANE => [Vec3A::ZERO; 3],
             p => corners_of(p),

@@ -262,11 +262,7 @@ impl TriangleMesh {
                         continue;
                     };
                     let triangle = pack.prim[lane];
-                    let better = match best {
-                        None => t < t_max,
-                        Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
-                    };
-                    if better {
+                    if is_closer(best, t, triangle, t_max) {
                         let [a, b, c] = pack.corners(lane);
                         let normal = (b - a).cross(c - a).normalize_or_zero();
                         *best = Some(LocalHit {
@@ -290,18 +286,9 @@ impl TriangleMesh {
         }
         let lanes = RayLanes::new(origin, shear.inv_dir);
         let nodes = &self.wide.nodes;
-        // (slot code, entry distance). Each level pushes at most four entries and pops one.
-        // Shallow trees (nearly all) use a small array: zeroing one sized for the deepest
-        // possible tree cost 5 % of a scan.
-        const SMALL_STACK: usize = 64;
-        let mut small = [(0u32, 0f32); SMALL_STACK];
-        let mut large = Vec::new();
-        let stack: &mut [(u32, f32)] = if self.wide.stack_bound <= SMALL_STACK {
-            &mut small
-        } else {
-            large.resize(self.wide.stack_bound, (0, 0.0));
-            &mut large
-        };
+        // (slot code, entry distance).
+        let mut storage = TraversalStack::default();
+        let stack = storage.slice(self.wide.stack_bound);
         let mut sp = 0usize;
         let mut node = 0usize;
         loop {
@@ -357,6 +344,44 @@ impl TriangleMesh {
                     Slot::Empty => {}
                 }
             }
+        }
+    }
+}
+
+/// Whether a hit at `t` on `triangle` beats `best`: nearer, or as near with a lower triangle
+/// index (so results never depend on traversal order); a first hit must be under `t_max`.
+#[inline]
+fn is_closer(best: &Option<LocalHit>, t: f32, triangle: u32, t_max: f32) -> bool {
+    match best {
+        None => t < t_max,
+        Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
+    }
+}
+
+/// A traversal stack: each level pushes at most four entries and pops one, so a tree needs
+/// `Bvh4::stack_bound` entries. Shallow trees (nearly all) use a small array, because zeroing
+/// one sized for the deepest possible tree cost 5 % of a scan.
+struct TraversalStack<T> {
+    small: [T; 64],
+    large: Vec<T>,
+}
+
+impl<T: Copy + Default> Default for TraversalStack<T> {
+    fn default() -> Self {
+        TraversalStack {
+            small: [T::default(); 64],
+            large: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy + Default> TraversalStack<T> {
+    fn slice(&mut self, bound: usize) -> &mut [T] {
+        if bound <= self.small.len() {
+            &mut self.small
+        } else {
+            self.large.resize(bound, T::default());
+            &mut self.large
         }
     }
 }

@@ -6,7 +6,7 @@
 //! of a unit square scaled up keeps millimetre hits near the origin.
 
 use crate::bvh::{Aabb, Bvh};
-use crate::mesh::{PACKET, RayPacket, TriangleMesh};
+use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box};
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
@@ -124,24 +124,7 @@ impl Scene {
             let d = inst.mesh_from_world.transform_vector3a(ray.dir);
             let bound = t_far.map_or(ray.t_max, next_up);
             if let Some(h) = mesh.closest(o, d, ray.t_min, bound) {
-                let better = match &best {
-                    None => h.t < ray.t_max,
-                    Some(b) => {
-                        h.t < b.t
-                            || (h.t == b.t && (inst_index, h.triangle) < (b.instance, b.triangle))
-                    }
-                };
-                if better {
-                    let normal = (inst.normal_to_world * h.normal).normalize_or_zero();
-                    best = Some(Hit {
-                        t: h.t,
-                        u: h.u,
-                        v: h.v,
-                        triangle: h.triangle,
-                        instance: inst_index,
-                        normal,
-                    });
-                }
+                keep_closer(&mut best, &h, inst_index, inst, ray.t_max);
             }
             best.map(|b| b.t)
         });
@@ -246,22 +229,8 @@ impl Scene {
         }
         let hits = self.meshes[inst.mesh.0 as usize].closest_packet(&packet);
         for (r, (hit, ray)) in hits.iter().zip(rays).enumerate() {
-            let Some(h) = hit else { continue };
-            let better = match &best[r] {
-                None => h.t < ray.t_max,
-                Some(b) => {
-                    h.t < b.t || (h.t == b.t && (index, h.triangle) < (b.instance, b.triangle))
-                }
-            };
-            if better {
-                best[r] = Some(Hit {
-                    t: h.t,
-                    u: h.u,
-                    v: h.v,
-                    triangle: h.triangle,
-                    instance: index,
-                    normal: (inst.normal_to_world * h.normal).normalize_or_zero(),
-                });
+            if let Some(h) = hit {
+                keep_closer(&mut best[r], h, index, inst, ray.t_max);
             }
         }
     }
@@ -313,6 +282,25 @@ impl Scene {
             sp -= 1;
             node = stack[sp] as usize;
         }
+    }
+}
+
+/// Replaces `best` with the instance's hit `h` if it is closer, or as close with a lower
+/// (instance, triangle): the tie-break that makes results independent of traversal order.
+fn keep_closer(best: &mut Option<Hit>, h: &LocalHit, index: u32, inst: &Instance, t_max: f32) {
+    let closer = match best {
+        None => h.t < t_max,
+        Some(b) => h.t < b.t || (h.t == b.t && (index, h.triangle) < (b.instance, b.triangle)),
+    };
+    if closer {
+        *best = Some(Hit {
+            t: h.t,
+            u: h.u,
+            v: h.v,
+            triangle: h.triangle,
+            instance: index,
+            normal: (inst.normal_to_world * h.normal).normalize_or_zero(),
+        });
     }
 }
 

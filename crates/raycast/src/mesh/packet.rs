@@ -8,7 +8,7 @@
 //! Every ray gets exactly what [`TriangleMesh::closest`] gives it: box tests are conservative
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
-use super::{LocalHit, TriangleMesh, next_up};
+use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
 use crate::packs::{PackRay, intersect_pack};
 use crate::ray::{Shear, intersect_box};
 use crate::wide::{Slot, decode};
@@ -72,11 +72,7 @@ impl TriangleMesh {
                         continue;
                     };
                     let triangle = pack.prim[lane];
-                    let better = match best[r] {
-                        None => t < rays.t_max[r],
-                        Some(b) => t < b.t || (t == b.t && triangle < b.triangle),
-                    };
-                    if better {
+                    if is_closer(&best[r], t, triangle, rays.t_max[r]) {
                         let [a, b, c] = pack.corners(lane);
                         let normal = (b - a).cross(c - a).normalize_or_zero();
                         best[r] = Some(LocalHit {
@@ -113,15 +109,8 @@ impl TriangleMesh {
         let frustum = Frustum::new(rays, &shears, active);
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
-        const SMALL_STACK: usize = 64;
-        let mut small = [(0u32, 0u32, 0f32); SMALL_STACK];
-        let mut large = Vec::new();
-        let stack: &mut [(u32, u32, f32)] = if self.wide.stack_bound <= SMALL_STACK {
-            &mut small
-        } else {
-            large.resize(self.wide.stack_bound, (0, 0, 0.0));
-            &mut large
-        };
+        let mut storage = TraversalStack::<(u32, u32, f32)>::default();
+        let stack = storage.slice(self.wide.stack_bound);
         let mut sp = 0usize;
         let (mut node, mut mask) = (0usize, active);
         // Box-test bounds, refreshed only when a leaf test moved a hit closer.

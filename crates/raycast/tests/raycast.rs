@@ -45,6 +45,23 @@ fn cuboid(min: Vec3, max: Vec3) -> TriangleMesh {
     TriangleMesh::new(v, tris)
 }
 
+/// `count` unconnected triangles with corners uniform in the cube `[-half, half]^3`.
+fn random_soup(rng: &mut ChaCha8Rng, count: usize, half: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let vertices = (0..3 * count)
+        .map(|_| {
+            Vec3::new(
+                rng.random_range(-half..half),
+                rng.random_range(-half..half),
+                rng.random_range(-half..half),
+            )
+        })
+        .collect();
+    let triangles = (0..count as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    (vertices, triangles)
+}
+
 fn random_dir(rng: &mut ChaCha8Rng) -> Vec3 {
     loop {
         let v = Vec3::new(
@@ -98,18 +115,7 @@ fn ranges_in_a_box_room_are_analytic() {
 fn agrees_with_brute_force_on_random_triangle_soups() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for size in [1usize, 2, 3, 10, 100, 1000, 5000] {
-        let vertices: Vec<Vec3> = (0..size * 3)
-            .map(|_| {
-                Vec3::new(
-                    rng.random_range(-10.0..10.0),
-                    rng.random_range(-10.0..10.0),
-                    rng.random_range(-10.0..10.0),
-                )
-            })
-            .collect();
-        let triangles: Vec<[u32; 3]> = (0..size as u32)
-            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-            .collect();
+        let (vertices, triangles) = random_soup(&mut rng, size, 10.0);
         let mesh = TriangleMesh::new_dynamic(vertices.clone(), triangles.clone());
         let boxes: Vec<Aabb> = triangles
             .iter()
@@ -246,18 +252,7 @@ fn instances_are_hit_in_their_own_frame_even_when_huge() {
 fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let n = 2000;
-    let mut vertices: Vec<Vec3> = (0..n * 3)
-        .map(|_| {
-            Vec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            )
-        })
-        .collect();
-    let triangles: Vec<[u32; 3]> = (0..n as u32)
-        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-        .collect();
+    let (mut vertices, triangles) = random_soup(&mut rng, n, 1.0);
     // A static mesh becomes dynamic (one rebuild) on its first update.
     let mut static_mesh = TriangleMesh::new(vertices.clone(), triangles.clone());
     assert!(static_mesh.update_vertices(&vertices));
@@ -351,18 +346,7 @@ fn degenerate_empty_and_invalid_inputs() {
 #[test]
 fn batches_are_identical_for_any_thread_count() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let vertices: Vec<Vec3> = (0..30_000)
-        .map(|_| {
-            Vec3::new(
-                rng.random_range(-10.0..10.0),
-                rng.random_range(-10.0..10.0),
-                rng.random_range(-10.0..10.0),
-            )
-        })
-        .collect();
-    let triangles: Vec<[u32; 3]> = (0..10_000u32)
-        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-        .collect();
+    let (vertices, triangles) = random_soup(&mut rng, 10_000, 10.0);
     let rays: Vec<Ray> = (0..20_000)
         .map(|_| ray(Vec3::new(0.0, 0.0, 12.0), random_dir(&mut rng)))
         .collect();
@@ -463,23 +447,11 @@ fn a_sphere_instance_is_hit_at_its_radius_within_the_tessellation_error() {
 }
 
 #[test]
-fn batches_trace_rays_four_at_a_time_with_the_single_ray_answers() {
+fn batches_trace_rays_in_packets_with_the_single_ray_answers() {
     let mut rng = ChaCha8Rng::seed_from_u64(23);
     let mut scene = Scene::new();
-    let soup = TriangleMesh::new(
-        (0..6000)
-            .map(|_| {
-                Vec3::new(
-                    rng.random_range(-3.0..3.0),
-                    rng.random_range(-3.0..3.0),
-                    rng.random_range(-3.0..3.0),
-                )
-            })
-            .collect(),
-        (0..2000u32)
-            .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
-            .collect(),
-    );
+    let (vertices, triangles) = random_soup(&mut rng, 2000, 3.0);
+    let soup = TriangleMesh::new(vertices, triangles);
     let soup = scene.add_mesh(soup);
     let tiny = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
     for i in 0..6 {

@@ -4,7 +4,7 @@
 //! root at index 0; an inner node's left child is the next node and `right` names the other; a
 //! leaf covers `count > 0` consecutive entries of `prims` starting at `first`; every node's box
 //! contains its children's boxes (or its primitives' boxes). Children always come after their
-//! parent, so a refit is one pass in reverse order.
+//! parent. Meshes keep only the 4-wide tree collapsed from this one (`wide.rs`).
 
 use glam::Vec3A;
 
@@ -75,8 +75,8 @@ pub struct Bvh {
 
 const BINS: usize = 16;
 const MAX_LEAF: usize = 4;
-/// Cost of a box test relative to a primitive test, for the SAH.
-const TRAVERSAL_COST: f32 = 1.0;
+/// Cost of a node visit relative to a test of four triangles, for the SAH.
+pub(crate) const TRAVERSAL_COST: f32 = 0.5;
 /// Depth after which splits are medians: the tree is at most `MAX_SAH_DEPTH + log2(n)` deep,
 /// which bounds the traversal stack ([`MAX_DEPTH`]).
 const MAX_SAH_DEPTH: usize = 64;
@@ -113,45 +113,6 @@ impl Bvh {
             nodes,
             prims: items.into_iter().map(|i| i.prim).collect(),
         }
-    }
-
-    /// Recomputes every box from new primitive boxes, keeping the topology.
-    pub fn refit(&mut self, boxes: &[Aabb]) {
-        for i in (0..self.nodes.len()).rev() {
-            let node = self.nodes[i];
-            let bounds = if node.count > 0 {
-                let mut b = Aabb::EMPTY;
-                let first = node.right_or_first as usize;
-                for &p in &self.prims[first..first + node.count as usize] {
-                    b.merge(&boxes[p as usize]);
-                }
-                b
-            } else {
-                let mut b = self.nodes[i + 1].bounds;
-                b.merge(&self.nodes[node.right_or_first as usize].bounds);
-                b
-            };
-            self.nodes[i].bounds = bounds;
-        }
-    }
-
-    /// The SAH cost of the tree relative to its root area: grows when a refit degrades it.
-    pub fn sah_cost(&self) -> f32 {
-        let Some(root) = self.nodes.first() else {
-            return 0.0;
-        };
-        let area = root.bounds.half_area().max(f32::MIN_POSITIVE);
-        self.nodes
-            .iter()
-            .map(|n| {
-                n.bounds.half_area() / area
-                    * if n.count > 0 {
-                        n.count as f32
-                    } else {
-                        TRAVERSAL_COST
-                    }
-            })
-            .sum()
     }
 
     /// Checks the layout invariants against the primitive boxes; `Err` names the first broken one.
@@ -330,16 +291,23 @@ fn best_split(items: &[BuildItem], bounds: &Aabb, centers: &Aabb) -> Option<Spli
             if count == 0 || right_count[b] == 0 {
                 continue;
             }
-            let cost = acc.half_area() * count as f32 + right_area[b] * right_count[b] as f32;
+            let cost = acc.half_area() * packs(count as usize)
+                + right_area[b] * packs(right_count[b] as usize);
             if best.as_ref().is_none_or(|(c, _)| cost < *c) {
                 best = Some((cost, Split { axis, bin: b }));
             }
         }
     }
     let (cost, split) = best?;
-    let leaf_cost = bounds.half_area() * items.len() as f32;
+    let leaf_cost = bounds.half_area() * packs(items.len());
     let split_cost = TRAVERSAL_COST * bounds.half_area() + cost;
     (split_cost < leaf_cost || items.len() > 4 * MAX_LEAF).then_some(split)
+}
+
+/// Leaves are tested four triangles at a time (`TriPack`), so the SAH prices a leaf by its
+/// packs, as Embree does: leaves of exactly four or eight are favoured and packs fill up.
+fn packs(count: usize) -> f32 {
+    count.div_ceil(4) as f32
 }
 
 /// Stable-order-independent partition: items satisfying `left` first. Deterministic.

@@ -17,12 +17,11 @@ pub struct TriangleMesh {
     /// Leaf triangles four at a time, in BVH primitive order; the 4-wide tree's leaf codes
     /// name runs of packs.
     packs: Vec<TriPack>,
-    bvh: Bvh,
-    /// The same tree, 4 wide, for traversal.
+    /// The BVH (built binary with the SAH, collapsed 4 wide); its leaves name runs of packs.
     wide: Bvh4,
-    /// Scratch: triangle boxes, reused by every refit (dynamic meshes only).
-    boxes: Vec<Aabb>,
-    /// Whether the mesh keeps what refits need.
+    /// Scratch: one box per pack, reused by every refit (dynamic meshes only).
+    pack_boxes: Vec<Aabb>,
+    /// Whether the mesh will move (the first update of a static one rebuilds it).
     dynamic: bool,
     /// SAH cost right after the last full build, to detect refit degradation.
     built_cost: f32,
@@ -58,9 +57,8 @@ impl TriangleMesh {
             vertices: vertices.into_iter().map(Vec3A::from).collect(),
             triangles,
             packs: Vec::new(),
-            bvh: Bvh::default(),
             wide: Bvh4::default(),
-            boxes: Vec::new(),
+            pack_boxes: Vec::new(),
             dynamic: false,
             built_cost: 0.0,
         };
@@ -68,24 +66,26 @@ impl TriangleMesh {
         mesh
     }
 
-    fn update_boxes(&mut self) {
-        self.boxes.clear();
-        self.boxes.extend(self.triangles.iter().map(|t| {
-            let mut b = Aabb::EMPTY;
-            for &i in t {
-                b.grow(self.vertices[i as usize]);
-            }
-            b
-        }));
+    fn triangle_boxes(&self) -> Vec<Aabb> {
+        self.triangles
+            .iter()
+            .map(|t| {
+                let mut b = Aabb::EMPTY;
+                for &i in t {
+                    b.grow(self.vertices[i as usize]);
+                }
+                b
+            })
+            .collect()
     }
 
     fn corners_of(&self, triangle: u32) -> [Vec3A; 3] {
         self.triangles[triangle as usize].map(|i| self.vertices[i as usize])
     }
 
-    /// Packs each leaf's triangles by four, in primitive order, and renames the leaves of the
-    /// 4-wide tree to their pack runs.
-    fn build_packs(&mut self) {
+    /// Packs each leaf's triangles by four, in the tree's primitive order, and renames the
+    /// leaves of the 4-wide tree to their pack runs.
+    fn build_packs(&mut self, prims: &[u32]) {
         let mut leaves = Vec::new();
         self.wide.rename_leaves(|first, count| {
             leaves.push((first, count));
@@ -93,18 +93,16 @@ impl TriangleMesh {
         });
         leaves.sort_unstable();
         // Pack run start per leaf, indexed by the leaf's first primitive.
-        let mut run_start = vec![0u32; self.bvh.prims.len()];
+        let mut run_start = vec![0u32; prims.len()];
         self.packs.clear();
         for &(first, count) in &leaves {
             if let Some(start) = run_start.get_mut(first as usize) {
                 *start = self.packs.len() as u32;
             }
-            let prims = self
-                .bvh
-                .prims
+            let leaf = prims
                 .get(first as usize..(first + count) as usize)
                 .unwrap_or(&[]);
-            for chunk in prims.chunks(4) {
+            for chunk in leaf.chunks(4) {
                 let mut pack = TriPack::empty();
                 for (lane, &p) in chunk.iter().enumerate() {
                     pack.set(lane, p, self.corners_of(p));
@@ -121,39 +119,32 @@ impl TriangleMesh {
         });
     }
 
-    /// New corners for every pack and new triangle boxes, from one pass over the vertices.
-    fn refit_packs_and_boxes(&mut self) {
+    /// New corners for every pack and the packs' boxes, from one pass over the vertices.
+    fn refit_packs(&mut self) {
         let mut packs = std::mem::take(&mut self.packs);
-        let mut boxes = std::mem::take(&mut self.boxes);
-        boxes.resize(self.triangles.len(), Aabb::EMPTY);
+        self.pack_boxes.clear();
         for pack in &mut packs {
+            let mut b = Aabb::EMPTY;
             pack.refit(|p| {
-                let corners @ [a, b, c] = self.corners_of(p);
-                if let Some(slot) = boxes.get_mut(p as usize) {
-                    *slot = Aabb {
-                        min: a.min(b).min(c),
-                        max: a.max(b).max(c),
-                    };
-                }
+                let corners @ [a, c, d] = self.corners_of(p);
+                b.grow(a);
+                b.grow(c);
+                b.grow(d);
                 corners
             });
+            self.pack_boxes.push(b);
         }
         self.packs = packs;
-        self.boxes = boxes;
     }
 
     /// Rebuilds the BVH from scratch.
     pub fn rebuild(&mut self) {
-        self.update_boxes();
-        self.bvh = Bvh::build(&self.boxes);
-        self.built_cost = self.bvh.sah_cost();
-        self.wide = Bvh4::collapse(&self.bvh);
-        self.build_packs();
+        let bvh = Bvh::build(&self.triangle_boxes());
+        self.wide = Bvh4::collapse(&bvh);
+        self.build_packs(&bvh.prims);
+        self.built_cost = self.wide.sah_cost(crate::bvh::TRAVERSAL_COST);
         if !self.dynamic {
-            // A static mesh never refits: keep only what traversal needs (under 100 bytes per
-            // triangle). Its first vertex update makes it dynamic and rebuilds.
-            self.boxes = Vec::new();
-            self.bvh.nodes = Vec::new();
+            self.pack_boxes = Vec::new();
         }
     }
 
@@ -169,15 +160,46 @@ impl TriangleMesh {
             self.rebuild();
             return true;
         }
-        self.refit_packs_and_boxes();
-        self.bvh.refit(&self.boxes);
-        let rebuilt = self.bvh.sah_cost() > 2.0 * self.built_cost;
+        self.refit_packs();
+        self.wide.refit(&self.pack_boxes);
+        let rebuilt = self.wide.sah_cost(crate::bvh::TRAVERSAL_COST) > 2.0 * self.built_cost;
         if rebuilt {
             self.rebuild();
-        } else {
-            self.wide.refit(&self.bvh);
         }
         rebuilt
+    }
+
+    /// Checks the tree against the current vertices: every triangle in exactly one pack, with
+    /// its current corners, and every box containing what it holds. `Err` names the first
+    /// failure.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.triangles.len()];
+        let mut pack_boxes = Vec::with_capacity(self.packs.len());
+        for (i, pack) in self.packs.iter().enumerate() {
+            let mut b = Aabb::EMPTY;
+            for lane in 0..4 {
+                let p = pack.prim[lane];
+                if p == crate::packs::EMPTY_LANE {
+                    continue;
+                }
+                let slot = seen
+                    .get_mut(p as usize)
+                    .ok_or(format!("pack {i} names triangle {p}"))?;
+                if std::mem::replace(slot, true) {
+                    return Err(format!("triangle {p} is in two packs"));
+                }
+                let corners = pack.corners(lane);
+                if corners != self.corners_of(p) {
+                    return Err(format!("pack {i} holds stale corners of triangle {p}"));
+                }
+                corners.iter().for_each(|c| b.grow(*c));
+            }
+            pack_boxes.push(b);
+        }
+        if let Some(p) = seen.iter().position(|s| !s) {
+            return Err(format!("triangle {p} is in no pack"));
+        }
+        self.wide.validate(&pack_boxes)
     }
 
     /// Bytes held by the mesh and its trees (capacity, not just length).
@@ -186,9 +208,7 @@ impl TriangleMesh {
         self.vertices.capacity() * size_of::<Vec3A>()
             + self.triangles.capacity() * size_of::<[u32; 3]>()
             + self.packs.capacity() * size_of::<TriPack>()
-            + self.bvh.nodes.capacity() * size_of::<crate::bvh::Node>()
-            + self.bvh.prims.capacity() * size_of::<u32>()
-            + self.boxes.capacity() * size_of::<Aabb>()
+            + self.pack_boxes.capacity() * size_of::<Aabb>()
             + self.wide.memory_bytes()
     }
 
@@ -200,12 +220,6 @@ impl TriangleMesh {
     /// The bounds of all vertices used by triangles (empty box for an empty mesh).
     pub fn bounds(&self) -> Aabb {
         self.wide.root_bounds.unwrap_or(Aabb::EMPTY)
-    }
-
-    /// The binary BVH, for validation: complete only for a dynamic mesh (a static one keeps
-    /// just its primitive order after the 4-wide tree is made).
-    pub fn bvh(&self) -> &Bvh {
-        &self.bvh
     }
 
     /// A mesh that will move (a skinned body): it keeps its binary tree and scratch for refits.

@@ -9,7 +9,8 @@
 use crate::ray::{Shear, intersect_triangle};
 use glam::{Vec3A, Vec4};
 
-/// Up to four triangles: `v[j][a]` holds coordinate `a` of vertex `j` of each lane's triangle.
+/// Up to four triangles: `v[j][a]` holds coordinate `a` of vertex `j` of each lane's triangle
+/// (NaN in empty lanes, so that no comparison of the test ever selects them).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TriPack {
     pub(crate) v: [[Vec4; 3]; 3],
@@ -22,7 +23,7 @@ pub(crate) const EMPTY_LANE: u32 = u32::MAX;
 impl TriPack {
     pub(crate) fn empty() -> TriPack {
         TriPack {
-            v: [[Vec4::ZERO; 3]; 3],
+            v: [[Vec4::NAN; 3]; 3],
             prim: [EMPTY_LANE; 4],
         }
     }
@@ -40,7 +41,7 @@ impl TriPack {
     /// (a refit does this for every pack of a moving mesh).
     pub(crate) fn refit(&mut self, mut corners_of: impl FnMut(u32) -> [Vec3A; 3]) {
         let lanes: [[Vec3A; 3]; 4] = std::array::from_fn(|lane| match self.prim[lane] {
-            EMPTY_LANE => [Vec3A::ZERO; 3],
+            EMPTY_LANE => [Vec3A::NAN; 3],
             p => corners_of(p),
         });
         self.v = std::array::from_fn(|j| {
@@ -71,43 +72,42 @@ pub(crate) type PackHit = (f32, f32, f32, usize);
 pub(crate) struct PackRay {
     origin: Vec3A,
     shear: Shear,
+    /// The origin's `[kx, ky, kz]` coordinates (see [`Shear`]) in every lane.
     lanes_origin: [Vec4; 3],
-    /// `lanes_shear[r][c]`: entry (row r, column c) of the shear in every lane.
-    lanes_shear: [[Vec4; 3]; 3],
+    /// `[Sx, Sy, Sz]` in every lane.
+    lanes_coeffs: [Vec4; 3],
 }
 
 impl PackRay {
     pub(crate) fn new(origin: Vec3A, shear: &Shear) -> PackRay {
-        let m = shear.matrix();
-        let cols = [m.x_axis, m.y_axis, m.z_axis];
         PackRay {
             origin,
             shear: *shear,
-            lanes_origin: [0, 1, 2].map(|a| Vec4::splat(origin[a])),
-            lanes_shear: std::array::from_fn(|r| std::array::from_fn(|c| Vec4::splat(cols[c][r]))),
+            lanes_origin: shear.axes.map(|k| Vec4::splat(origin[k])),
+            lanes_coeffs: shear.coeffs.map(Vec4::splat),
         }
     }
 }
 
 /// The nearest hit of the ray among the pack's lanes with `t` in `(t_min, t_max)`; equal `t`
 /// go to the lower triangle index.
-#[inline]
+#[inline(always)]
 pub(crate) fn intersect_pack(
     ray: &PackRay,
     t_min: f32,
     t_max: f32,
     pack: &TriPack,
 ) -> Option<PackHit> {
-    let (o, m) = (&ray.lanes_origin, &ray.lanes_shear);
-    // Ray-space coordinates of each vertex: row r of the shear applied lane-wise, summed in
-    // the same order as the scalar test's matrix product.
+    let (o, [sx, sy, sz]) = (&ray.lanes_origin, &ray.lanes_coeffs);
+    let [kx, ky, kz] = ray.shear.axes;
+    // Ray-space coordinates of each vertex, with the scalar test's very operations.
     let to_ray = |j: usize| -> [Vec4; 3] {
-        let d = [
-            pack.v[j][0] - o[0],
-            pack.v[j][1] - o[1],
-            pack.v[j][2] - o[2],
-        ];
-        std::array::from_fn(|r| d[0] * m[r][0] + d[1] * m[r][1] + d[2] * m[r][2])
+        let (dx, dy, dz) = (
+            pack.v[j][kx] - o[0],
+            pack.v[j][ky] - o[1],
+            pack.v[j][kz] - o[2],
+        );
+        [dx - *sx * dz, dy - *sy * dz, *sz * dz]
     };
     let [ax, ay, az] = to_ray(0);
     let [bx, by, bz] = to_ray(1);
@@ -139,10 +139,11 @@ pub(crate) fn intersect_pack(
     };
     let edge_mask = on_edge.bitmask();
     let hit_mask = candidates.bitmask();
-    for lane in 0..4 {
-        if pack.prim[lane] == EMPTY_LANE {
-            continue;
-        }
+    // Empty lanes hold NaN corners: every comparison above is false for them.
+    let mut todo = edge_mask | hit_mask;
+    while todo != 0 {
+        let lane = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
         if edge_mask & (1 << lane) != 0 {
             // An exact zero edge value: the scalar test decides, in double precision.
             if let Some(hit) =

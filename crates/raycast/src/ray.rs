@@ -71,20 +71,15 @@ pub struct Hit {
 /// Per-ray constants of the watertight test.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shear {
-    /// Maps `p - origin` to ray space: rows `e(kx) - Sx·e(kz)`, `e(ky) - Sy·e(kz)`,
-    /// `Sz·e(kz)`. Each output is one product and one sum (the other terms are exact zeros),
-    /// so it equals the paper's per-component formula bit for bit, and stays watertight.
-    m: glam::Mat3A,
+    /// `[kx, ky, kz]`: the ray's dominant axis is `kz`; `kx`, `ky` keep the winding.
+    pub(crate) axes: [usize; 3],
+    /// `[Sx, Sy, Sz]`: ray space maps `d = p - origin` to `(d[kx] - Sx·d[kz],
+    /// d[ky] - Sy·d[kz], Sz·d[kz])`.
+    pub(crate) coeffs: [f32; 3],
     pub(crate) inv_dir: Vec3A,
 }
 
 impl Shear {
-    /// The ray-space transform (rows as documented on the field).
-    #[inline]
-    pub(crate) fn matrix(&self) -> &glam::Mat3A {
-        &self.m
-    }
-
     pub(crate) fn new(dir: Vec3A) -> Shear {
         let a = dir.abs();
         let kz = if a.x >= a.y && a.x >= a.z {
@@ -98,18 +93,19 @@ impl Shear {
         if dir[kz] < 0.0 {
             std::mem::swap(&mut kx, &mut ky); // keep the winding
         }
-        let unit =
-            |k: usize| Vec3A::from_array(std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 }));
-        let (sx, sy, sz) = (dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
-        let rows = [
-            unit(kx) - unit(kz) * sx,
-            unit(ky) - unit(kz) * sy,
-            unit(kz) * sz,
-        ];
         Shear {
-            m: glam::Mat3A::from_cols(rows[0], rows[1], rows[2]).transpose(),
+            axes: [kx, ky, kz],
+            coeffs: [dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]],
             inv_dir: dir.recip(),
         }
+    }
+
+    /// `p - origin` in ray space.
+    #[inline]
+    fn apply(&self, d: Vec3A) -> Vec3A {
+        let [kx, ky, kz] = self.axes;
+        let [sx, sy, sz] = self.coeffs;
+        Vec3A::new(d[kx] - sx * d[kz], d[ky] - sy * d[kz], sz * d[kz])
     }
 }
 
@@ -123,9 +119,9 @@ pub(crate) fn intersect_triangle(
     t_max: f32,
     p: [Vec3A; 3],
 ) -> Option<(f32, f32, f32)> {
-    let a = s.m * (p[0] - origin);
-    let b = s.m * (p[1] - origin);
-    let c = s.m * (p[2] - origin);
+    let a = s.apply(p[0] - origin);
+    let b = s.apply(p[1] - origin);
+    let c = s.apply(p[2] - origin);
     let (ax, ay, bx, by, cx, cy) = (a.x, a.y, b.x, b.y, c.x, c.y);
     let mut u = cx * by - cy * bx;
     let mut v = ax * cy - ay * cx;

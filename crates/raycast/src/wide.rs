@@ -31,8 +31,6 @@ pub(crate) struct Node4 {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Bvh4 {
     pub(crate) nodes: Vec<Node4>,
-    /// Per node, the binary node each slot came from (`u32::MAX` for empty), for refits.
-    sources: Vec<[u32; 4]>,
     /// Whether the root itself is a single leaf (tiny meshes): then `root_leaf` holds it.
     pub(crate) root_leaf: Option<(u32, u32)>,
     pub(crate) root_bounds: Option<Aabb>,
@@ -50,7 +48,6 @@ impl Bvh4 {
         if root.count > 0 {
             return Bvh4 {
                 nodes: Vec::new(),
-                sources: Vec::new(),
                 root_leaf: Some((root.right_or_first, root.count)),
                 root_bounds: Some(root.bounds),
                 stack_bound: 0,
@@ -58,13 +55,11 @@ impl Bvh4 {
         }
         let mut out = Bvh4 {
             nodes: Vec::with_capacity(bvh.nodes.len() / 2 + 1),
-            sources: Vec::new(),
             root_leaf: None,
             root_bounds: Some(root.bounds),
             stack_bound: 4,
         };
         out.nodes.push(empty_node());
-        out.sources.push([u32::MAX; 4]);
         // (binary node, wide node slot to fill, its depth from 1)
         let mut pending = vec![(0usize, 0usize, 1usize)];
         while let Some((bin, wide, depth)) = pending.pop() {
@@ -91,9 +86,7 @@ impl Bvh4 {
                 kids.insert(i, k + 1);
             }
             let mut node = empty_node();
-            let mut source = [u32::MAX; 4];
             for (slot, &k) in kids.iter().enumerate() {
-                source[slot] = k as u32;
                 let b = bvh.nodes[k].bounds;
                 for axis in 0..3 {
                     node.min[axis][slot] = b.min[axis];
@@ -106,16 +99,13 @@ impl Bvh4 {
                 } else {
                     let index = out.nodes.len();
                     out.nodes.push(empty_node());
-                    out.sources.push([u32::MAX; 4]);
                     node.child[slot] = index as u32;
                     pending.push((k, index, depth + 1));
                 }
             }
             out.nodes[wide] = node;
-            out.sources[wide] = source;
         }
         out.nodes.shrink_to_fit();
-        out.sources.shrink_to_fit();
         out
     }
 
@@ -139,21 +129,115 @@ impl Bvh4 {
     /// Bytes held (capacity).
     pub(crate) fn memory_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node4>()
-            + self.sources.capacity() * std::mem::size_of::<[u32; 4]>()
     }
 
-    /// Copies refitted boxes from the binary tree this one was collapsed from (same topology).
-    pub(crate) fn refit(&mut self, bvh: &Bvh) {
-        self.root_bounds = bvh.nodes.first().map(|n| n.bounds);
-        for (node, source) in self.nodes.iter_mut().zip(&self.sources) {
-            for (slot, &k) in source.iter().enumerate() {
-                if let Some(b) = bvh.nodes.get(k as usize).map(|n| n.bounds) {
-                    for axis in 0..3 {
-                        node.min[axis][slot] = b.min[axis];
-                        node.max[axis][slot] = b.max[axis];
+    /// Recomputes every box bottom-up (children come after their parents) from the boxes of
+    /// the runs the leaves name (`leaf_boxes[i]` bounds run element `i`), keeping the topology.
+    pub(crate) fn refit(&mut self, leaf_boxes: &[Aabb]) {
+        let run_box = |first: usize, count: usize| {
+            let mut b = Aabb::EMPTY;
+            for r in leaf_boxes.get(first..first + count).unwrap_or(&[]) {
+                b.merge(r);
+            }
+            b
+        };
+        if let Some((first, count)) = self.root_leaf {
+            self.root_bounds = Some(run_box(first as usize, count as usize));
+            return;
+        }
+        for i in (0..self.nodes.len()).rev() {
+            for k in 0..4 {
+                let b = match decode(self.nodes[i].child[k]) {
+                    Slot::Empty => continue,
+                    Slot::Leaf(first, count) => run_box(first, count),
+                    Slot::Inner(c) => self.nodes[c].bounds(),
+                };
+                let n = &mut self.nodes[i];
+                for axis in 0..3 {
+                    n.min[axis][k] = b.min[axis];
+                    n.max[axis][k] = b.max[axis];
+                }
+            }
+        }
+        self.root_bounds = self.nodes.first().map(Node4::bounds);
+    }
+
+    /// The surface-area cost of the tree relative to its root's area (inner slots cost
+    /// `inner_cost`, leaves one per element of their run): grows when a refit degrades it.
+    pub(crate) fn sah_cost(&self, inner_cost: f32) -> f32 {
+        let Some(root) = self.root_bounds else {
+            return 0.0;
+        };
+        let area = root.half_area().max(f32::MIN_POSITIVE);
+        let mut cost = 0.0;
+        for n in &self.nodes {
+            for k in 0..4 {
+                let weight = match decode(n.child[k]) {
+                    Slot::Empty => continue,
+                    Slot::Leaf(_, count) => count as f32,
+                    Slot::Inner(_) => inner_cost,
+                };
+                cost += n.slot_bounds(k).half_area() / area * weight;
+            }
+        }
+        cost
+    }
+
+    /// Checks that every slot's box contains what it holds (`leaf_boxes` as for
+    /// [`Bvh4::refit`]) and that inner slots point forward; `Err` names the first failure.
+    pub(crate) fn validate(&self, leaf_boxes: &[Aabb]) -> Result<(), String> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            for k in 0..4 {
+                let outer = n.slot_bounds(k);
+                match decode(n.child[k]) {
+                    Slot::Empty => {}
+                    Slot::Leaf(first, count) => {
+                        let run = leaf_boxes
+                            .get(first..first + count)
+                            .ok_or(format!("node {i} slot {k}: run out of range"))?;
+                        if let Some(r) = run.iter().position(|b| !outer.contains(b)) {
+                            return Err(format!(
+                                "node {i} slot {k} misses run element {}",
+                                first + r
+                            ));
+                        }
+                    }
+                    Slot::Inner(c) if c <= i || c >= self.nodes.len() => {
+                        return Err(format!("node {i} slot {k} points to node {c}"));
+                    }
+                    Slot::Inner(c) => {
+                        if !outer.contains(&self.nodes[c].bounds()) {
+                            return Err(format!("node {i} slot {k} does not contain node {c}"));
+                        }
                     }
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Node4 {
+    fn slot_bounds(&self, k: usize) -> Aabb {
+        Aabb {
+            min: Vec3A::new(self.min[0][k], self.min[1][k], self.min[2][k]),
+            max: Vec3A::new(self.max[0][k], self.max[1][k], self.max[2][k]),
+        }
+    }
+
+    /// The union of the four slots' boxes (empty slots hold an empty box).
+    fn bounds(&self) -> Aabb {
+        Aabb {
+            min: Vec3A::new(
+                self.min[0].min_element(),
+                self.min[1].min_element(),
+                self.min[2].min_element(),
+            ),
+            max: Vec3A::new(
+                self.max[0].max_element(),
+                self.max[1].max_element(),
+                self.max[2].max_element(),
+            ),
         }
     }
 }

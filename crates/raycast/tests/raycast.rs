@@ -125,7 +125,10 @@ fn agrees_with_brute_force_on_random_triangle_soups() {
                 b
             })
             .collect();
-        mesh.bvh().validate(&boxes).unwrap();
+        passerby_raycast::bvh::Bvh::build(&boxes)
+            .validate(&boxes)
+            .unwrap();
+        mesh.validate().unwrap();
         let single: Vec<TriangleMesh> = triangles
             .iter()
             .map(|t| {
@@ -265,6 +268,7 @@ fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
         !mesh.update_vertices(&vertices),
         "a small motion is refitted"
     );
+    mesh.validate().unwrap();
     let fresh = TriangleMesh::new(vertices.clone(), triangles.clone());
     for _ in 0..300 {
         let o = Vec3::new(

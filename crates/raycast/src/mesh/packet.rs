@@ -201,8 +201,11 @@ impl TriangleMesh {
                 }
                 sp -= 1;
                 let (code, reached, entry) = stack[sp];
-                // Rays whose hit so far is nearer than the entry are done with this subtree.
-                let open = (0..PACKET).fold(0, |m, r| m | u32::from(entry <= t_far[r]) << r);
+                // Rays whose hit so far is nearer than the entry are done with this subtree
+                // (`t_max` is each ray's bound, one ulp past its hit: conservative).
+                let entry4 = Vec4::splat(entry);
+                let open =
+                    (0..GROUPS).fold(0, |m, g| m | entry4.cmple(t_max[g]).bitmask() << (4 * g));
                 let reached = reached & open;
                 if reached == 0 {
                     continue;

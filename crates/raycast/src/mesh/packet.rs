@@ -30,8 +30,12 @@ pub(crate) struct RayPacket {
 }
 
 /// The rays set in `mask`, lowest first.
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..PACKET).filter(move |r| mask & (1 << r) != 0)
+fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let r = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (r < PACKET).then_some(r)
+    })
 }
 
 impl TriangleMesh {
@@ -167,9 +171,14 @@ impl TriangleMesh {
                     let hit = near.cmple(far).bitmask() & in_group;
                     if hit != 0 {
                         reached |= hit << (4 * g);
-                        for lane in (0..4).filter(|lane| hit & (1 << lane) != 0) {
-                            entry = entry.min(near[lane]);
-                        }
+                        let lanes_hit = glam::BVec4A::new(
+                            hit & 1 != 0,
+                            hit & 2 != 0,
+                            hit & 4 != 0,
+                            hit & 8 != 0,
+                        );
+                        let nearest = Vec4::select(lanes_hit, near, Vec4::INFINITY);
+                        entry = entry.min(nearest.min_element());
                     }
                 }
                 if reached == 0 {

@@ -1,0 +1,419 @@
+//! The simulation loop: a fixed-step clock that moves actors along their paths (with their gait
+//! and clip playback), vehicles by their velocity commands, and lets a program set any object's
+//! pose between steps.
+//!
+//! Owns: simulated time (the only time: nothing here reads a clock), object poses and their
+//! evolution, the per-actor animation state. Must not touch: geometry, ray casting, sensors,
+//! files. The caller turns poses and animation states into a scene (skinning, refits) and runs
+//! the sensors whose time has come.
+//!
+//! Not yet here (issue 5 continues): ground following, contacts, `<behavior>` controllers,
+//! keyframe animations, per-part transform sets and the timed transform / command files. Worlds
+//! that use them load, and [`Simulation::notices`] says what is ignored.
+
+pub mod gait;
+pub mod path;
+
+use gait::{AnimationState, GaitMachine};
+use passerby_world::{Actor, Pose3, World};
+use path::{Gaits, PathFollower};
+use std::collections::HashMap;
+
+/// Why the simulation refused something.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// No object has this name.
+    #[error("no actor, vehicle or block is named `{0}`")]
+    UnknownObject(String),
+    /// The name is not a vehicle's.
+    #[error("`{0}` is not a vehicle")]
+    NotAVehicle(String),
+    /// A pose or velocity with NaN or infinite values.
+    #[error("{what} for `{object}` is not finite: {values:?}")]
+    NotFinite {
+        /// What was given.
+        what: &'static str,
+        /// The object.
+        object: String,
+        /// The values.
+        values: Vec<f64>,
+    },
+    /// A non-positive or non-finite time step.
+    #[error("the time step must be a positive number of seconds, not {0}")]
+    BadTimestep(f64),
+    /// An actor whose speeds make no sense.
+    #[error("actor `{actor}`: {message}")]
+    BadActor {
+        /// The actor.
+        actor: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Which object a name stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectRef {
+    /// Index into [`Simulation::actors`].
+    Actor(usize),
+    /// Index into [`Simulation::vehicles`].
+    Vehicle(usize),
+    /// Index into [`Simulation::blocks`].
+    Block(usize),
+}
+
+/// An actor as it stands after the last step.
+#[derive(Clone, Debug)]
+pub struct ActorState {
+    /// Its name.
+    pub name: String,
+    /// Its pose (feet on the ground, facing +X of its frame).
+    pub pose: Pose3,
+    /// Ground speed in the last step, m/s.
+    pub speed: f64,
+    /// Whether an external source holds its pose (transform set) instead of its path.
+    pub held: bool,
+    path: Option<PathFollower>,
+    gait: GaitMachine,
+}
+
+impl ActorState {
+    /// The clip(s) it plays and their times.
+    pub fn animation(&self) -> &AnimationState {
+        self.gait.state()
+    }
+
+    /// Its path follower, if it has a path.
+    pub fn path(&self) -> Option<&PathFollower> {
+        self.path.as_ref()
+    }
+}
+
+/// A vehicle as it stands after the last step.
+#[derive(Clone, Debug)]
+pub struct VehicleState {
+    /// Its name.
+    pub name: String,
+    /// Its pose.
+    pub pose: Pose3,
+    /// Commanded body-frame velocity: vx, vy (m/s), omega (rad/s), tracked ideally.
+    pub twist: [f64; 3],
+    /// Whether an external source holds its pose.
+    pub held: bool,
+}
+
+/// A block as it stands after the last step.
+#[derive(Clone, Debug)]
+pub struct BlockState {
+    /// Its name.
+    pub name: String,
+    /// Its pose.
+    pub pose: Pose3,
+    /// Whether an external source holds its pose.
+    pub held: bool,
+}
+
+/// A world in motion.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    timestep: f64,
+    steps: u64,
+    actors: Vec<ActorState>,
+    vehicles: Vec<VehicleState>,
+    blocks: Vec<BlockState>,
+    names: HashMap<String, ObjectRef>,
+    notices: Vec<String>,
+}
+
+impl Simulation {
+    /// Sets a world in motion at t = 0 with the world's time step.
+    pub fn new(world: &World) -> Result<Simulation, SimError> {
+        Simulation::with_timestep(world, world.effective_timestep())
+    }
+
+    /// Sets a world in motion at t = 0 with the given time step (seconds).
+    pub fn with_timestep(world: &World, timestep: f64) -> Result<Simulation, SimError> {
+        if !(timestep > 0.0 && timestep.is_finite()) {
+            return Err(SimError::BadTimestep(timestep));
+        }
+        let mut notices = Vec::new();
+        let mut names = HashMap::new();
+        let actors = world
+            .actors
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                names.insert(a.name.clone(), ObjectRef::Actor(i));
+                actor_state(a, &mut notices)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let vehicles = world
+            .vehicles
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                names.insert(v.name.clone(), ObjectRef::Vehicle(i));
+                if v.common.keyframes.is_some() {
+                    notices.push(format!(
+                        "vehicle `{}`: keyframe animations are not simulated yet",
+                        v.name
+                    ));
+                }
+                VehicleState {
+                    name: v.name.clone(),
+                    pose: v.common.init_pose,
+                    twist: v.common.init_vel,
+                    held: false,
+                }
+            })
+            .collect();
+        if !world.vehicles.is_empty() {
+            notices.push(
+                "vehicles track their velocity commands ideally: wheel dynamics, controllers \
+                 and friction models are not simulated yet"
+                    .into(),
+            );
+        }
+        let blocks = world
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                names.insert(b.name.clone(), ObjectRef::Block(i));
+                if b.common.keyframes.is_some() {
+                    notices.push(format!(
+                        "block `{}`: keyframe animations are not simulated yet; it stays put",
+                        b.name
+                    ));
+                }
+                BlockState {
+                    name: b.name.clone(),
+                    pose: b.common.init_pose,
+                    held: false,
+                }
+            })
+            .collect();
+        Ok(Simulation {
+            timestep,
+            steps: 0,
+            actors,
+            vehicles,
+            blocks,
+            names,
+            notices,
+        })
+    }
+
+    /// Simulated seconds since the start (a whole number of steps).
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.timestep
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The fixed step, seconds.
+    pub fn timestep(&self) -> f64 {
+        self.timestep
+    }
+
+    /// What the world asks for that is not simulated (one line each).
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    /// Actors, in world order.
+    pub fn actors(&self) -> &[ActorState] {
+        &self.actors
+    }
+
+    /// Vehicles, in world order.
+    pub fn vehicles(&self) -> &[VehicleState] {
+        &self.vehicles
+    }
+
+    /// Blocks, in world order.
+    pub fn blocks(&self) -> &[BlockState] {
+        &self.blocks
+    }
+
+    /// The object a name stands for.
+    pub fn find(&self, name: &str) -> Option<ObjectRef> {
+        self.names.get(name).copied()
+    }
+
+    /// An object's pose.
+    pub fn pose(&self, name: &str) -> Option<Pose3> {
+        Some(match self.find(name)? {
+            ObjectRef::Actor(i) => self.actors[i].pose,
+            ObjectRef::Vehicle(i) => self.vehicles[i].pose,
+            ObjectRef::Block(i) => self.blocks[i].pose,
+        })
+    }
+
+    /// Sets an object's pose and holds it there (its path and velocity no longer move it) until
+    /// [`Simulation::release`]; an actor held still plays its idle clip.
+    pub fn set_pose(&mut self, name: &str, pose: Pose3) -> Result<(), SimError> {
+        let values = vec![pose.x, pose.y, pose.z, pose.yaw, pose.pitch, pose.roll];
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(SimError::NotFinite {
+                what: "pose",
+                object: name.into(),
+                values,
+            });
+        }
+        match self.find(name) {
+            Some(ObjectRef::Actor(i)) => {
+                let a = &mut self.actors[i];
+                (a.pose, a.held) = (pose, true);
+            }
+            Some(ObjectRef::Vehicle(i)) => {
+                let v = &mut self.vehicles[i];
+                (v.pose, v.held) = (pose, true);
+            }
+            Some(ObjectRef::Block(i)) => {
+                let b = &mut self.blocks[i];
+                (b.pose, b.held) = (pose, true);
+            }
+            None => return Err(SimError::UnknownObject(name.into())),
+        }
+        Ok(())
+    }
+
+    /// Lets a held object move on its own again, from where it was set. An actor resumes its
+    /// path from its current pose (MVSim's segment rule: the segment restarts from here).
+    pub fn release(&mut self, name: &str) -> Result<(), SimError> {
+        match self.find(name) {
+            Some(ObjectRef::Actor(i)) => {
+                let a = &mut self.actors[i];
+                a.held = false;
+                if let Some(path) = &mut a.path {
+                    path.restart_from(a.pose);
+                }
+            }
+            Some(ObjectRef::Vehicle(i)) => self.vehicles[i].held = false,
+            Some(ObjectRef::Block(i)) => self.blocks[i].held = false,
+            None => return Err(SimError::UnknownObject(name.into())),
+        }
+        Ok(())
+    }
+
+    /// Commands a vehicle's body-frame velocity (vx, vy in m/s, omega in rad/s), tracked
+    /// ideally from the next step on.
+    pub fn set_twist(&mut self, vehicle: &str, twist: [f64; 3]) -> Result<(), SimError> {
+        if twist.iter().any(|v| !v.is_finite()) {
+            return Err(SimError::NotFinite {
+                what: "velocity command",
+                object: vehicle.into(),
+                values: twist.to_vec(),
+            });
+        }
+        match self.find(vehicle) {
+            Some(ObjectRef::Vehicle(i)) => {
+                self.vehicles[i].twist = twist;
+                Ok(())
+            }
+            Some(_) => Err(SimError::NotAVehicle(vehicle.into())),
+            None => Err(SimError::UnknownObject(vehicle.into())),
+        }
+    }
+
+    /// Advances by one step: vehicles, then actors (path, then gait).
+    pub fn step(&mut self) {
+        let dt = self.timestep;
+        for v in self.vehicles.iter_mut().filter(|v| !v.held) {
+            v.pose = integrate_twist(v.pose, v.twist, dt);
+        }
+        for a in &mut self.actors {
+            let motion = match (&mut a.path, a.held) {
+                (Some(path), false) => path.step(dt, &mut a.pose),
+                _ => path::Motion::default(),
+            };
+            a.speed = motion.speed;
+            a.gait.step(dt, motion.speed, motion.yaw_rate);
+        }
+        self.steps += 1;
+    }
+
+    /// Steps until the simulated time reaches `t` (to within half a step).
+    pub fn run_until(&mut self, t: f64) {
+        while self.time() + 0.5 * self.timestep <= t {
+            self.step();
+        }
+    }
+}
+
+fn actor_state(a: &Actor, notices: &mut Vec<String>) -> Result<ActorState, SimError> {
+    let bad = |message: String| SimError::BadActor {
+        actor: a.name.clone(),
+        message,
+    };
+    for (what, speed) in [
+        ("walking_speed", a.walking_speed),
+        ("running_speed", a.running_speed),
+    ] {
+        if !(speed >= 0.0 && speed.is_finite()) {
+            return Err(bad(format!(
+                "{what} must be a non-negative number of m/s, not {speed}"
+            )));
+        }
+    }
+    if let Some(rate) = a.turning_rate
+        && !(rate > 0.0 && rate.is_finite())
+    {
+        return Err(bad(format!(
+            "turning_rate must be positive (or 0 to disable it), not {rate}"
+        )));
+    }
+    if let Some(b) = &a.behavior {
+        notices.push(format!(
+            "actor `{}`: <behavior> {b:?} is not simulated yet; the actor stands",
+            a.name
+        ));
+    }
+    if a.common.keyframes.is_some() {
+        notices.push(format!(
+            "actor `{}`: keyframe animations are not simulated yet",
+            a.name
+        ));
+    }
+    let gaits = Gaits {
+        walk: a.walking_speed,
+        run: a.running_speed,
+        turning_rate: a.turning_rate,
+    };
+    Ok(ActorState {
+        name: a.name.clone(),
+        pose: a.common.init_pose,
+        speed: 0.0,
+        held: false,
+        path: a
+            .path
+            .as_ref()
+            .filter(|p| !p.waypoints.is_empty())
+            .map(|p| PathFollower::new(p, a.common.init_pose, gaits)),
+        gait: GaitMachine::new(a),
+    })
+}
+
+/// The pose after moving for `dt` at a constant body-frame twist (exact on the plane: a
+/// straight line or a circular arc).
+pub fn integrate_twist(pose: Pose3, [vx, vy, omega]: [f64; 3], dt: f64) -> Pose3 {
+    let angle = omega * dt;
+    // Body-frame displacement of the exact arc; the series avoids 0/0 for tiny turns.
+    let (a, b) = if angle.abs() < 1e-6 {
+        (dt * (1.0 - angle * angle / 6.0), dt * angle / 2.0)
+    } else {
+        (angle.sin() / omega, (1.0 - angle.cos()) / omega)
+    };
+    let (dx, dy) = (a * vx - b * vy, b * vx + a * vy);
+    let (s, c) = pose.yaw.sin_cos();
+    Pose3 {
+        x: pose.x + c * dx - s * dy,
+        y: pose.y + s * dx + c * dy,
+        yaw: path::wrap(pose.yaw + angle),
+        ..pose
+    }
+}

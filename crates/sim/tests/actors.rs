@@ -1,0 +1,293 @@
+//! Actors on paths: MVSim's timeline on its own demo, the turning-rate limit, pause and loop,
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+//! the gait state machine, and the API's refusals.
+
+use passerby_sim::gait::{Gait, GaitMachine};
+use passerby_sim::path::wrap;
+use passerby_sim::{SimError, Simulation};
+use passerby_world::{Actor, ActorPath, Pose3, Waypoint, WaypointAnimation, World};
+use std::path::Path;
+
+fn warehouse() -> World {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/worlds/mvsim/mvsim_tutorial/demo_warehouse.world.xml");
+    let opts = passerby_mvsim::LoadOptions {
+        mvsim_data: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/mvsim"),
+        ..Default::default()
+    };
+    passerby_mvsim::load_world_file(&path, &opts)
+        .world
+        .expect("the warehouse demo loads")
+}
+
+/// (time of arrival, waypoint index) for every waypoint reached in `seconds`.
+fn arrivals(sim: &mut Simulation, seconds: f64) -> Vec<(f64, usize)> {
+    let mut out = Vec::new();
+    let mut was_paused = false;
+    while sim.time() < seconds {
+        sim.step();
+        let follower = sim.actors()[0].path().unwrap();
+        if follower.paused() && !was_paused {
+            out.push((sim.time(), follower.target_index()));
+        }
+        was_paused = follower.paused();
+    }
+    out
+}
+
+#[test]
+fn the_warehouse_actor_follows_mvsims_timeline_without_a_turning_rate() {
+    let mut world = warehouse();
+    assert_eq!(world.actors.len(), 1);
+    world.actors[0].turning_rate = None;
+    let actor = world.actors[0].clone();
+    let path = actor.path.clone().unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    let dt = sim.timestep();
+    assert_eq!(dt, 0.005, "auto time step: 5 ms");
+    // Expected arrivals from the geometry: each segment at its speed, then its pause.
+    let mut expected = Vec::new();
+    let (mut t, mut from) = (0.0, actor.common.init_pose);
+    for k in (0..path.waypoints.len()).chain([0]) {
+        let wp = &path.waypoints[k];
+        let length = ((wp.pose.x - from.x).powi(2) + (wp.pose.y - from.y).powi(2)).sqrt();
+        let speed = match wp.animation {
+            WaypointAnimation::Run => actor.running_speed,
+            _ => actor.walking_speed,
+        };
+        t += if length < 1e-3 { dt } else { length / speed };
+        expected.push((t, k));
+        t += wp.pause;
+        from = wp.pose;
+    }
+    let got = arrivals(&mut sim, t - 0.1);
+    assert_eq!(got.len(), expected.len(), "{got:?}");
+    for (i, ((t_got, k_got), (t_want, k_want))) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(k_got, k_want);
+        // Each segment and each pause end on a step boundary: up to two steps late per waypoint.
+        assert!(
+            (t_got - t_want).abs() <= 2.0 * dt * (i as f64 + 1.0),
+            "waypoint {k_want}: {t_got} s, expected {t_want} s"
+        );
+    }
+    // Segment 1 runs (4.70 m at 3.5 m/s, 1.34 s), as mvsim.md Appendix B traces.
+    assert!((expected[1].0 - expected[0].0 - 2.0 - 1.343).abs() < 0.01);
+}
+
+#[test]
+fn with_a_pause_the_actor_lands_on_the_waypoint_and_holds_its_yaw() {
+    let mut world = warehouse();
+    world.actors[0].turning_rate = None;
+    let wps = world.actors[0].path.clone().unwrap().waypoints;
+    let mut sim = Simulation::new(&world).unwrap();
+    let mut checked = 0;
+    while sim.time() < 30.0 {
+        sim.step();
+        let a = &sim.actors()[0];
+        let f = a.path().unwrap();
+        if f.paused() {
+            let wp = &wps[f.target_index()].pose;
+            assert!((a.pose.x - wp.x).abs() < 1e-9 && (a.pose.y - wp.y).abs() < 1e-9);
+            assert!(wrap(a.pose.yaw - wp.yaw).abs() < 1e-9, "yaw {}", a.pose.yaw);
+            assert_eq!(a.speed, 0.0);
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn the_default_turning_rate_bounds_every_yaw_change() {
+    let world = warehouse();
+    let rate = world.actors[0].turning_rate.unwrap();
+    assert!((rate - 120f64.to_radians()).abs() < 1e-12);
+    let mut sim = Simulation::new(&world).unwrap();
+    let dt = sim.timestep();
+    let mut yaw = sim.actors()[0].pose.yaw;
+    let mut turned_in_place = false;
+    while sim.time() < 60.0 {
+        sim.step();
+        let a = &sim.actors()[0];
+        let change = wrap(a.pose.yaw - yaw).abs();
+        assert!(change <= rate * dt + 1e-9, "{change} rad in one step");
+        turned_in_place |= change > 0.0 && a.speed == 0.0;
+        yaw = a.pose.yaw;
+    }
+    assert!(turned_in_place);
+    // It still reaches every waypoint (the path is slower, not different).
+    let wps = world.actors[0].path.as_ref().unwrap().waypoints.len();
+    let mut sim = Simulation::new(&world).unwrap();
+    let got = arrivals(&mut sim, 60.0);
+    let reached: std::collections::BTreeSet<usize> = got.iter().map(|(_, k)| *k).collect();
+    assert_eq!(reached.len(), wps, "{got:?}");
+}
+
+fn walker(waypoints: Vec<(f64, f64, f64, f64)>, looped: bool) -> World {
+    let waypoints = waypoints
+        .into_iter()
+        .map(|(x, y, yaw_deg, pause)| Waypoint {
+            pose: Pose3 {
+                x,
+                y,
+                yaw: yaw_deg.to_radians(),
+                ..Pose3::default()
+            },
+            is_3d: false,
+            pause,
+            animation: WaypointAnimation::Walk,
+        })
+        .collect();
+    World {
+        actors: vec![Actor {
+            name: "walker".into(),
+            turning_rate: None,
+            path: Some(ActorPath { looped, waypoints }),
+            ..Actor::default()
+        }],
+        ..World::default()
+    }
+}
+
+#[test]
+fn a_path_that_does_not_loop_ends_standing_on_its_last_waypoint() {
+    let world = walker(vec![(2.0, 0.0, 0.0, 0.0), (2.0, 2.0, 90.0, 0.0)], false);
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(10.0);
+    let a = &sim.actors()[0];
+    assert!(a.path().unwrap().finished());
+    assert!((a.pose.x - 2.0).abs() < 1e-9 && (a.pose.y - 2.0).abs() < 1e-9);
+    assert_eq!(a.speed, 0.0);
+    assert_eq!(a.animation().gait, Gait::Idle);
+}
+
+#[test]
+fn without_a_pause_the_next_segment_starts_where_the_actor_stood() {
+    // MVSim's corner cut: the waypoint itself is never reached, by less than one step's walk.
+    let world = walker(
+        vec![
+            (2.0, 0.0, 0.0, 0.0),
+            (2.0, 2.0, 90.0, 0.0),
+            (0.0, 0.0, 0.0, 0.0),
+        ],
+        true,
+    );
+    let mut sim = Simulation::new(&world).unwrap();
+    let step = 1.4 * sim.timestep();
+    let mut closest = f64::INFINITY;
+    while sim.time() < 3.0 {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        closest = closest.min(((p.x - 2.0).powi(2) + p.y.powi(2)).sqrt());
+    }
+    assert!(closest > 0.0 && closest <= step + 1e-9, "{closest}");
+    // It loops: after a full lap it is walking again near the start.
+    sim.run_until(40.0);
+    assert_eq!(sim.actors()[0].animation().gait, Gait::Walk);
+}
+
+#[test]
+fn the_gait_follows_the_documented_thresholds_and_playback_rates() {
+    let actor = Actor {
+        walking_speed: 1.4,
+        running_speed: 3.5,
+        ..Actor::default()
+    };
+    let m = GaitMachine::new(&actor);
+    assert_eq!(m.classify(0.0, 0.0), Gait::Idle);
+    assert_eq!(m.classify(0.1, 0.0), Gait::Idle);
+    assert_eq!(m.classify(0.11, 0.0), Gait::Walk);
+    assert_eq!(m.classify(2.8, 0.0), Gait::Walk);
+    assert_eq!(m.classify(2.81, 0.0), Gait::Run);
+    assert_eq!(m.classify(0.0, 1.0), Gait::Turn);
+    assert!((m.rate(Gait::Walk, 0.7) - 0.5).abs() < 1e-12);
+    assert!((m.rate(Gait::Run, 3.5) - 1.0).abs() < 1e-12);
+    let awsim = GaitMachine::new(&Actor {
+        run_threshold: Some(1.6),
+        ..actor.clone()
+    });
+    assert_eq!(awsim.classify(1.61, 0.0), Gait::Run);
+    // Clip changes cross-fade: the new clip's weight grows from 0 to 1 over the fade.
+    let mut m = GaitMachine::new(&actor);
+    let s = m.step(0.01, 1.4, 0.0).clone();
+    assert_eq!(s.current.clip, "walk");
+    let (old, w) = s.fading.unwrap();
+    assert_eq!(old.clip, "idle");
+    assert!(w > 0.0 && w < 0.1);
+    for _ in 0..30 {
+        m.step(0.01, 1.4, 0.0);
+    }
+    assert!(m.state().fading.is_none());
+    assert!((m.state().current.time - 0.31).abs() < 1e-9);
+}
+
+#[test]
+fn the_api_refuses_bad_inputs_with_clear_errors() {
+    let mut world = walker(vec![(1.0, 0.0, 0.0, 0.0)], true);
+    let mut sim = Simulation::new(&world).unwrap();
+    let nan = Pose3 {
+        x: f64::NAN,
+        ..Pose3::default()
+    };
+    let e = sim.set_pose("walker", nan).unwrap_err();
+    assert!(e.to_string().contains("not finite"), "{e}");
+    assert_eq!(
+        sim.set_pose("nobody", Pose3::default()),
+        Err(SimError::UnknownObject("nobody".into()))
+    );
+    assert_eq!(
+        sim.set_twist("walker", [1.0, 0.0, 0.0]),
+        Err(SimError::NotAVehicle("walker".into()))
+    );
+    world.actors[0].walking_speed = -1.0;
+    let e = Simulation::new(&world).unwrap_err();
+    assert!(e.to_string().contains("walking_speed"), "{e}");
+    assert!(matches!(
+        Simulation::with_timestep(&World::default(), 0.0),
+        Err(SimError::BadTimestep(_))
+    ));
+}
+
+#[test]
+fn a_held_actor_stays_where_it_was_set_and_resumes_its_path_when_released() {
+    let world = walker(vec![(10.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)], true);
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(1.0);
+    let here = Pose3 {
+        x: 3.0,
+        y: 4.0,
+        yaw: 1.0,
+        ..Pose3::default()
+    };
+    sim.set_pose("walker", here).unwrap();
+    sim.run_until(2.0);
+    assert_eq!(sim.pose("walker"), Some(here));
+    assert_eq!(sim.actors()[0].animation().gait, Gait::Idle);
+    sim.release("walker").unwrap();
+    sim.run_until(3.0);
+    let p = sim.pose("walker").unwrap();
+    assert!(p != here && sim.actors()[0].speed > 0.0);
+}
+
+#[test]
+fn vehicles_track_their_velocity_command_exactly_on_arcs() {
+    let world = World {
+        vehicles: vec![passerby_world::Vehicle {
+            name: "r1".into(),
+            ..Default::default()
+        }],
+        ..World::default()
+    };
+    let mut sim = Simulation::with_timestep(&world, 0.01).unwrap();
+    assert!(sim.notices()[0].contains("ideally"));
+    // 1 m/s forward turning at 1 rad/s: a circle of radius 1 m, back home after 2π s.
+    sim.set_twist("r1", [1.0, 0.0, 1.0]).unwrap();
+    sim.run_until(std::f64::consts::PI);
+    let half = sim.pose("r1").unwrap();
+    assert!(
+        half.x.abs() < 0.01 && (half.y - 2.0).abs() < 1e-3,
+        "{half:?}"
+    );
+    sim.run_until(std::f64::consts::TAU);
+    let home = sim.pose("r1").unwrap();
+    assert!(home.x.abs() < 0.02 && home.y.abs() < 0.02, "{home:?}");
+}

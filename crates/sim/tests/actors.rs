@@ -1,6 +1,6 @@
 //! Actors on paths: MVSim's timeline on its own demo, the turning-rate limit, pause and loop,
-#![allow(clippy::unwrap_used)] // test setup failures should panic
 //! the gait state machine, and the API's refusals.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
 
 use passerby_sim::gait::{Gait, GaitMachine};
 use passerby_sim::path::wrap;

@@ -43,7 +43,14 @@ fn main() {
         actors,
         ..World::default()
     };
-    let mut sim = Simulation::with_timestep(&world, 0.005).expect("valid actors");
+    let mut sim = Simulation::with_options(
+        &world,
+        &passerby_sim::SimOptions {
+            timestep: Some(0.005),
+            seed: 0,
+        },
+    )
+    .expect("valid actors");
     let steps = 4000; // 20 simulated seconds: every phase of every path
     let t = Instant::now();
     for _ in 0..steps {

@@ -1,5 +1,5 @@
-//! The simulation loop: a fixed-step clock that moves actors along their paths (with their gait
-//! and clip playback), vehicles by their velocity commands, and lets a program set any object's
+//! The simulation loop: a fixed-step clock that moves actors along their paths or by their
+//! behaviors (with their gait and clip playback), vehicles by their velocity commands, and lets a program set any object's
 //! pose between steps.
 //!
 //! Owns: simulated time (the only time: nothing here reads a clock), object poses and their
@@ -7,15 +7,16 @@
 //! files. The caller turns poses and animation states into a scene (skinning, refits) and runs
 //! the sensors whose time has come.
 //!
-//! Not yet here (issue 5 continues): ground following, contacts, `<behavior>` controllers,
-//! keyframe animations, per-part transform sets and the timed transform / command files. Worlds
+//! Not yet here (issue 5 continues): ground following, contacts, keyframe animations, per-part transform sets and the timed transform / command files. Worlds
 //! that use them load, and [`Simulation::notices`] says what is ignored.
 
+pub mod controllers;
 pub mod gait;
 pub mod path;
 
+use controllers::{Circle, Controller, Motion, Straight, Walker, Wander};
 use gait::{AnimationState, GaitMachine};
-use passerby_world::{Actor, Pose3, World};
+use passerby_world::{Actor, Behavior, Pose3, World};
 use path::{Gaits, PathFollower};
 use std::collections::HashMap;
 
@@ -63,7 +64,7 @@ pub enum ObjectRef {
 }
 
 /// An actor as it stands after the last step.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ActorState {
     /// Its name.
     pub name: String,
@@ -73,7 +74,7 @@ pub struct ActorState {
     pub speed: f64,
     /// Whether an external source holds its pose (transform set) instead of its path.
     pub held: bool,
-    path: Option<PathFollower>,
+    controller: Option<Box<dyn Controller>>,
     gait: GaitMachine,
 }
 
@@ -85,7 +86,7 @@ impl ActorState {
 
     /// Its path follower, if it has a path.
     pub fn path(&self) -> Option<&PathFollower> {
-        self.path.as_ref()
+        self.controller.as_ref()?.as_path()
     }
 }
 
@@ -113,8 +114,17 @@ pub struct BlockState {
     pub held: bool,
 }
 
+/// How to run a world.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SimOptions {
+    /// Seconds per step; `None` for the world's (`simul_timestep`, or MVSim's automatic one).
+    pub timestep: Option<f64>,
+    /// Seed of every random draw (each object derives its own generator from it).
+    pub seed: u64,
+}
+
 /// A world in motion.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Simulation {
     timestep: f64,
     steps: u64,
@@ -126,13 +136,16 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Sets a world in motion at t = 0 with the world's time step.
+    /// Sets a world in motion at t = 0 with the world's time step and seed 0.
     pub fn new(world: &World) -> Result<Simulation, SimError> {
-        Simulation::with_timestep(world, world.effective_timestep())
+        Simulation::with_options(world, &SimOptions::default())
     }
 
-    /// Sets a world in motion at t = 0 with the given time step (seconds).
-    pub fn with_timestep(world: &World, timestep: f64) -> Result<Simulation, SimError> {
+    /// Sets a world in motion at t = 0.
+    pub fn with_options(world: &World, options: &SimOptions) -> Result<Simulation, SimError> {
+        let timestep = options
+            .timestep
+            .unwrap_or_else(|| world.effective_timestep());
         if !(timestep > 0.0 && timestep.is_finite()) {
             return Err(SimError::BadTimestep(timestep));
         }
@@ -144,7 +157,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, a)| {
                 names.insert(a.name.clone(), ObjectRef::Actor(i));
-                actor_state(a, &mut notices)
+                actor_state(a, object_seed(options.seed, i as u64), &mut notices)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let vehicles = world
@@ -289,8 +302,8 @@ impl Simulation {
             Some(ObjectRef::Actor(i)) => {
                 let a = &mut self.actors[i];
                 a.held = false;
-                if let Some(path) = &mut a.path {
-                    path.restart_from(a.pose);
+                if let Some(c) = &mut a.controller {
+                    c.restart_from(a.pose);
                 }
             }
             Some(ObjectRef::Vehicle(i)) => self.vehicles[i].held = false,
@@ -327,9 +340,9 @@ impl Simulation {
             v.pose = integrate_twist(v.pose, v.twist, dt);
         }
         for a in &mut self.actors {
-            let motion = match (&mut a.path, a.held) {
-                (Some(path), false) => path.step(dt, &mut a.pose),
-                _ => path::Motion::default(),
+            let motion = match (&mut a.controller, a.held) {
+                (Some(c), false) => c.step(dt, &mut a.pose),
+                _ => Motion::default(),
             };
             a.speed = motion.speed;
             a.gait.step(dt, motion.speed, motion.yaw_rate);
@@ -345,7 +358,7 @@ impl Simulation {
     }
 }
 
-fn actor_state(a: &Actor, notices: &mut Vec<String>) -> Result<ActorState, SimError> {
+fn actor_state(a: &Actor, seed: u64, notices: &mut Vec<String>) -> Result<ActorState, SimError> {
     let bad = |message: String| SimError::BadActor {
         actor: a.name.clone(),
         message,
@@ -367,12 +380,6 @@ fn actor_state(a: &Actor, notices: &mut Vec<String>) -> Result<ActorState, SimEr
             "turning_rate must be positive (or 0 to disable it), not {rate}"
         )));
     }
-    if let Some(b) = &a.behavior {
-        notices.push(format!(
-            "actor `{}`: <behavior> {b:?} is not simulated yet; the actor stands",
-            a.name
-        ));
-    }
     if a.common.keyframes.is_some() {
         notices.push(format!(
             "actor `{}`: keyframe animations are not simulated yet",
@@ -384,18 +391,42 @@ fn actor_state(a: &Actor, notices: &mut Vec<String>) -> Result<ActorState, SimEr
         run: a.running_speed,
         turning_rate: a.turning_rate,
     };
+    let mut pose = a.common.init_pose;
+    let controller: Option<Box<dyn Controller>> = match (&a.path, &a.behavior) {
+        (Some(path), _) if !path.waypoints.is_empty() => {
+            Some(Box::new(PathFollower::new(path, pose, gaits)))
+        }
+        (_, Some(Behavior::Walker { duration, speed })) => {
+            Some(Box::new(Walker::new(pose, *duration, *speed)))
+        }
+        (_, Some(Behavior::Straight { speed })) => Some(Box::new(Straight { speed: *speed })),
+        (_, Some(Behavior::Circle { speed, radius })) => {
+            let (circle, start) = Circle::new(pose, *radius, *speed);
+            pose = start;
+            Some(Box::new(circle))
+        }
+        (_, Some(Behavior::Wander { speed, radius })) => {
+            Some(Box::new(Wander::new(pose, *radius, *speed, gaits, seed)))
+        }
+        _ => None,
+    };
     Ok(ActorState {
         name: a.name.clone(),
-        pose: a.common.init_pose,
+        pose,
         speed: 0.0,
         held: false,
-        path: a
-            .path
-            .as_ref()
-            .filter(|p| !p.waypoints.is_empty())
-            .map(|p| PathFollower::new(p, a.common.init_pose, gaits)),
+        controller,
         gait: GaitMachine::new(a),
     })
+}
+
+/// A generator seed for object `index` under the run's seed (SplitMix64 of both), so objects
+/// draw independently and adding one does not change another's draws.
+fn object_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The pose after moving for `dt` at a constant body-frame twist (exact on the plane: a

@@ -13,6 +13,7 @@
 //! actor at the end of a non-looped path stands still (MVSim keeps reporting walking speed), and
 //! 3-value waypoints keep the actor's height (MVSim sends it to z = 0).
 
+use crate::controllers::{Controller, Motion};
 use passerby_world::{ActorPath, Pose3, Waypoint, WaypointAnimation};
 use std::f64::consts::PI;
 
@@ -34,15 +35,6 @@ pub struct Gaits {
     pub run: f64,
     /// Largest yaw rate.
     pub turning_rate: Option<f64>,
-}
-
-/// What a step of path following did, for the gait state machine.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Motion {
-    /// Desired ground speed, m/s (0 while paused, turning in place or finished).
-    pub speed: f64,
-    /// Yaw rate this step, rad/s.
-    pub yaw_rate: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,13 +96,6 @@ impl PathFollower {
     /// The waypoint being approached (or last reached, once finished).
     pub fn target_index(&self) -> usize {
         self.target_index
-    }
-
-    /// Restarts the current segment from `pose` (after an external source moved the actor).
-    pub fn restart_from(&mut self, pose: Pose3) {
-        if self.phase != Phase::Finished {
-            self.begin_segment(pose);
-        }
     }
 
     /// Whether a non-looped path has ended.
@@ -189,9 +174,44 @@ impl PathFollower {
         }
     }
 
+    /// MVSim's `interpolate(p)`: linear position, yaw blended into the heading over the first
+    /// 10 % and to the waypoint's yaw over the last 20 %.
+    fn interpolate(&self, p: f64) -> Pose3 {
+        let Segment {
+            start: s,
+            target: t,
+            length,
+        } = self.segment;
+        let p = p.clamp(0.0, 1.0);
+        let direction = (t.y - s.y).atan2(t.x - s.x);
+        let heading = if length > SHORT_SEGMENT {
+            direction
+        } else {
+            t.yaw
+        };
+        let yaw = if p < 0.1 {
+            s.yaw + wrap(heading - s.yaw) * (p / 0.1)
+        } else if p > 0.8 {
+            // MVSim recomputes the direction here: 0 for a zero-length segment.
+            direction + wrap(t.yaw - direction) * ((p - 0.8) / 0.2)
+        } else {
+            heading
+        };
+        Pose3 {
+            x: s.x + (t.x - s.x) * p,
+            y: s.y + (t.y - s.y) * p,
+            z: s.z + (t.z - s.z) * p,
+            yaw: wrap(yaw),
+            pitch: 0.0,
+            roll: 0.0,
+        }
+    }
+}
+
+impl Controller for PathFollower {
     /// Advances the actor by `dt` seconds, updating `pose` (its pose at the end of the
     /// previous step, which the caller may have changed).
-    pub fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
         let yaw_before = pose.yaw;
         let speed = match self.phase {
             Phase::Finished => 0.0,
@@ -251,37 +271,15 @@ impl PathFollower {
         }
     }
 
-    /// MVSim's `interpolate(p)`: linear position, yaw blended into the heading over the first
-    /// 10 % and to the waypoint's yaw over the last 20 %.
-    fn interpolate(&self, p: f64) -> Pose3 {
-        let Segment {
-            start: s,
-            target: t,
-            length,
-        } = self.segment;
-        let p = p.clamp(0.0, 1.0);
-        let direction = (t.y - s.y).atan2(t.x - s.x);
-        let heading = if length > SHORT_SEGMENT {
-            direction
-        } else {
-            t.yaw
-        };
-        let yaw = if p < 0.1 {
-            s.yaw + wrap(heading - s.yaw) * (p / 0.1)
-        } else if p > 0.8 {
-            // MVSim recomputes the direction here: 0 for a zero-length segment.
-            direction + wrap(t.yaw - direction) * ((p - 0.8) / 0.2)
-        } else {
-            heading
-        };
-        Pose3 {
-            x: s.x + (t.x - s.x) * p,
-            y: s.y + (t.y - s.y) * p,
-            z: s.z + (t.z - s.z) * p,
-            yaw: wrap(yaw),
-            pitch: 0.0,
-            roll: 0.0,
+    /// Restarts the current segment from `pose` (after an external source moved the actor).
+    fn restart_from(&mut self, pose: Pose3) {
+        if self.phase != Phase::Finished {
+            self.begin_segment(pose);
         }
+    }
+
+    fn as_path(&self) -> Option<&PathFollower> {
+        Some(self)
     }
 }
 

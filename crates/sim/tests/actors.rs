@@ -4,7 +4,7 @@
 
 use passerby_sim::gait::{Gait, GaitMachine};
 use passerby_sim::path::wrap;
-use passerby_sim::{SimError, Simulation};
+use passerby_sim::{SimError, SimOptions, Simulation};
 use passerby_world::{Actor, ActorPath, Pose3, Waypoint, WaypointAnimation, World};
 use std::path::Path;
 
@@ -242,7 +242,13 @@ fn the_api_refuses_bad_inputs_with_clear_errors() {
     let e = Simulation::new(&world).unwrap_err();
     assert!(e.to_string().contains("walking_speed"), "{e}");
     assert!(matches!(
-        Simulation::with_timestep(&World::default(), 0.0),
+        Simulation::with_options(
+            &World::default(),
+            &SimOptions {
+                timestep: Some(0.0),
+                seed: 0
+            }
+        ),
         Err(SimError::BadTimestep(_))
     ));
 }
@@ -277,7 +283,14 @@ fn vehicles_track_their_velocity_command_exactly_on_arcs() {
         }],
         ..World::default()
     };
-    let mut sim = Simulation::with_timestep(&world, 0.01).unwrap();
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: Some(0.01),
+            seed: 0,
+        },
+    )
+    .unwrap();
     assert!(sim.notices()[0].contains("ideally"));
     // 1 m/s forward turning at 1 rad/s: a circle of radius 1 m, back home after 2π s.
     sim.set_twist("r1", [1.0, 0.0, 1.0]).unwrap();
@@ -290,4 +303,112 @@ fn vehicles_track_their_velocity_command_exactly_on_arcs() {
     sim.run_until(std::f64::consts::TAU);
     let home = sim.pose("r1").unwrap();
     assert!(home.x.abs() < 0.02 && home.y.abs() < 0.02, "{home:?}");
+}
+
+fn behaving(behavior: passerby_world::Behavior, seed: u64) -> Simulation {
+    let world = World {
+        actors: vec![Actor {
+            name: "b".into(),
+            behavior: Some(behavior),
+            ..Actor::default()
+        }],
+        ..World::default()
+    };
+    let options = SimOptions {
+        timestep: Some(0.01),
+        seed,
+    };
+    Simulation::with_options(&world, &options).unwrap()
+}
+
+#[test]
+fn the_awsim_walker_walks_legs_of_duration_times_speed_and_turns_in_half_a_second() {
+    use passerby_world::Behavior;
+    let mut sim = behaving(
+        Behavior::Walker {
+            duration: 4.0,
+            speed: 1.2,
+        },
+        0,
+    );
+    let mut farthest: f64 = 0.0;
+    let mut turn_steps = 0;
+    while sim.time() < 9.0 - 1e-9 {
+        sim.step();
+        let a = &sim.actors()[0];
+        farthest = farthest.max(a.pose.x);
+        if a.animation().gait == Gait::Turn {
+            turn_steps += 1;
+        }
+    }
+    assert!((farthest - 4.8).abs() < 1e-9, "leg {farthest} m");
+    // Two turns of 0.5 s at 10 ms steps (a step ending on a boundary already walks).
+    assert!(
+        (98..=100).contains(&turn_steps),
+        "{turn_steps} turning steps"
+    );
+    // After both legs and turns it is home, facing the start heading.
+    let p = sim.actors()[0].pose;
+    assert!(
+        p.x.abs() < 1e-9 && p.y.abs() < 1e-9 && wrap(p.yaw).abs() < 1e-9,
+        "{p:?}"
+    );
+}
+
+#[test]
+fn wander_is_repeatable_for_a_seed_and_stays_near_home() {
+    use passerby_world::Behavior;
+    let walk = |seed| {
+        let mut sim = behaving(
+            Behavior::Wander {
+                speed: 1.0,
+                radius: 5.0,
+            },
+            seed,
+        );
+        let mut track = Vec::new();
+        while sim.time() < 60.0 {
+            sim.step();
+            let p = sim.actors()[0].pose;
+            assert!(p.x.hypot(p.y) <= 5.0 + 1e-9, "{p:?}");
+            track.push((p.x, p.y, p.yaw));
+        }
+        track
+    };
+    let a = walk(1);
+    assert_eq!(a, walk(1));
+    assert_ne!(a, walk(2));
+    let travelled: f64 = a
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
+        .sum();
+    assert!(travelled > 20.0, "{travelled} m in a minute");
+}
+
+#[test]
+fn circle_is_a_true_circle_about_the_start_point() {
+    use passerby_world::Behavior;
+    let mut sim = behaving(
+        Behavior::Circle {
+            speed: 1.5,
+            radius: 10.0,
+        },
+        0,
+    );
+    let start = sim.actors()[0].pose;
+    let lap = std::f64::consts::TAU * 10.0 / 1.5;
+    while sim.time() < 3.0 * lap {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        assert!((p.x.hypot(p.y) - 10.0).abs() < 1e-9, "{p:?}");
+        // Facing along the circle (counter-clockwise tangent).
+        let tangent = p.y.atan2(p.x) + std::f64::consts::FRAC_PI_2;
+        assert!(wrap(p.yaw - tangent).abs() < 1e-9);
+    }
+    sim.run_until(3.0 * lap);
+    let p = sim.actors()[0].pose;
+    assert!(
+        (p.x - start.x).hypot(p.y - start.y) < 1.5 * 0.01 + 1e-6,
+        "{p:?}"
+    );
 }

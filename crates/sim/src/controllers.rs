@@ -1,0 +1,282 @@
+//! How an actor moves when it has no path: one small controller per behavior, all behind
+//! [`Controller`] (the path follower is one too).
+//!
+//! - [`Walker`]: AWSIM's `SimplePedestrianWalkerController` (`peers.md` §2.2): forward for
+//!   `duration` at `speed`, a 180° turn in 0.5 s, back, another turn, then a hard reset to the
+//!   start pose. Phase boundaries fall inside steps exactly, so a leg is `duration × speed`.
+//! - [`Straight`]: along the initial heading for ever.
+//! - [`Circle`]: a true circle of `radius` about the start point, counter-clockwise, facing
+//!   along it, as a closed-form function of time (MAVS's "circle" drifts outwards; this does
+//!   not). The actor starts on the circle, to the right of the start point as it faces.
+//! - [`Wander`]: walks to random goals within `radius` of the start, pausing 0-2 s at each;
+//!   goals come from the actor's own seeded generator, so a seed gives one walk.
+
+use crate::path::{Gaits, PathFollower, wrap};
+use passerby_world::{ActorPath, Pose3, Waypoint, WaypointAnimation};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::f64::consts::{PI, TAU};
+
+/// What a step of motion did, for the gait state machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    /// Ground speed, m/s (0 while paused, turning in place or finished).
+    pub speed: f64,
+    /// Yaw rate this step, rad/s.
+    pub yaw_rate: f64,
+}
+
+/// Moves one actor, step by step.
+pub trait Controller: std::fmt::Debug + Send + Sync {
+    /// Advances by `dt` seconds from `pose` (the pose at the end of the previous step, which an
+    /// external source may have changed).
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion;
+
+    /// Continues from `pose` after an external source held the actor.
+    fn restart_from(&mut self, _pose: Pose3) {}
+
+    /// The path follower, when this controller is one.
+    fn as_path(&self) -> Option<&PathFollower> {
+        None
+    }
+}
+
+/// AWSIM's simple walker.
+#[derive(Clone, Debug)]
+pub struct Walker {
+    start: Pose3,
+    duration: f64,
+    speed: f64,
+    /// Seconds into the current cycle (two legs and two turns).
+    cycle_time: f64,
+}
+
+/// AWSIM turns at 360°/s for 0.5 s.
+const WALKER_TURN_SECONDS: f64 = 0.5;
+
+impl Walker {
+    /// A walker starting at `start`.
+    pub fn new(start: Pose3, duration: f64, speed: f64) -> Walker {
+        Walker {
+            start,
+            duration,
+            speed,
+            cycle_time: 0.0,
+        }
+    }
+
+    /// The pose `t` seconds into a cycle.
+    fn pose_at(&self, t: f64) -> Pose3 {
+        let (leg, turn) = (self.duration, WALKER_TURN_SECONDS);
+        let forward = |yaw: f64, from: (f64, f64), seconds: f64| {
+            (
+                from.0 + yaw.cos() * self.speed * seconds,
+                from.1 + yaw.sin() * self.speed * seconds,
+            )
+        };
+        let yaw0 = self.start.yaw;
+        let origin = (self.start.x, self.start.y);
+        let far = forward(yaw0, origin, leg);
+        let back = forward(yaw0 + PI, far, leg);
+        let (xy, yaw) = if t < leg {
+            (forward(yaw0, origin, t), yaw0)
+        } else if t < leg + turn {
+            (far, yaw0 + PI * (t - leg) / turn)
+        } else if t < 2.0 * leg + turn {
+            (forward(yaw0 + PI, far, t - leg - turn), yaw0 + PI)
+        } else {
+            (
+                back,
+                yaw0 + PI + PI * ((t - 2.0 * leg - turn) / turn).min(1.0),
+            )
+        };
+        Pose3 {
+            x: xy.0,
+            y: xy.1,
+            yaw: wrap(yaw),
+            ..self.start
+        }
+    }
+}
+
+impl Controller for Walker {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        let cycle = 2.0 * (self.duration + WALKER_TURN_SECONDS);
+        self.cycle_time += dt;
+        if self.cycle_time >= cycle {
+            // The hard reset: back to the start pose, the next cycle begun.
+            self.cycle_time -= cycle;
+        }
+        *pose = self.pose_at(self.cycle_time);
+        let (leg, turn) = (self.duration, WALKER_TURN_SECONDS);
+        let t = self.cycle_time;
+        let walking = t < leg || (t >= leg + turn && t < 2.0 * leg + turn);
+        Motion {
+            speed: if walking { self.speed } else { 0.0 },
+            yaw_rate: if walking { 0.0 } else { PI / turn },
+        }
+    }
+
+    fn restart_from(&mut self, pose: Pose3) {
+        *self = Walker::new(pose, self.duration, self.speed);
+    }
+}
+
+/// Straight ahead for ever.
+#[derive(Clone, Debug)]
+pub struct Straight {
+    /// m/s.
+    pub speed: f64,
+}
+
+impl Controller for Straight {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        pose.x += pose.yaw.cos() * self.speed * dt;
+        pose.y += pose.yaw.sin() * self.speed * dt;
+        Motion {
+            speed: self.speed,
+            yaw_rate: 0.0,
+        }
+    }
+}
+
+/// A circle about a centre, counter-clockwise.
+#[derive(Clone, Debug)]
+pub struct Circle {
+    center: Pose3,
+    radius: f64,
+    speed: f64,
+    /// Angle of the actor seen from the centre, radians.
+    angle: f64,
+}
+
+impl Circle {
+    /// A circle about `center` (its yaw is the actor's initial heading); `pose` is where the
+    /// actor starts on it.
+    pub fn new(center: Pose3, radius: f64, speed: f64) -> (Circle, Pose3) {
+        let circle = Circle {
+            center,
+            radius,
+            speed,
+            angle: center.yaw - PI / 2.0,
+        };
+        let pose = circle.pose();
+        (circle, pose)
+    }
+
+    fn pose(&self) -> Pose3 {
+        Pose3 {
+            x: self.center.x + self.radius * self.angle.cos(),
+            y: self.center.y + self.radius * self.angle.sin(),
+            yaw: wrap(self.angle + PI / 2.0),
+            ..self.center
+        }
+    }
+}
+
+impl Controller for Circle {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        let omega = if self.radius > 0.0 {
+            self.speed / self.radius
+        } else {
+            0.0
+        };
+        self.angle = (self.angle + omega * dt).rem_euclid(TAU);
+        *pose = self.pose();
+        Motion {
+            speed: self.speed,
+            yaw_rate: omega,
+        }
+    }
+
+    fn restart_from(&mut self, pose: Pose3) {
+        // Continue on the same circle from the angle nearest to where the actor was put.
+        self.angle = (pose.y - self.center.y).atan2(pose.x - self.center.x);
+    }
+}
+
+/// Random goals within a disc, one path segment at a time.
+#[derive(Debug)]
+pub struct Wander {
+    home: Pose3,
+    radius: f64,
+    speed: f64,
+    gaits: Gaits,
+    rng: ChaCha8Rng,
+    leg: PathFollower,
+}
+
+impl Wander {
+    /// A wanderer about `home`, drawing from a generator seeded with `seed`.
+    pub fn new(home: Pose3, radius: f64, speed: f64, gaits: Gaits, seed: u64) -> Wander {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let leg = Self::next_leg(&mut rng, &home, radius, speed, gaits, home);
+        Wander {
+            home,
+            radius,
+            speed,
+            gaits,
+            rng,
+            leg,
+        }
+    }
+
+    fn next_leg(
+        rng: &mut ChaCha8Rng,
+        home: &Pose3,
+        radius: f64,
+        speed: f64,
+        gaits: Gaits,
+        from: Pose3,
+    ) -> PathFollower {
+        // Uniform in the disc: sqrt of a uniform radius fraction.
+        let r = radius * rng.random::<f64>().sqrt();
+        let a = rng.random::<f64>() * TAU;
+        let pause = rng.random::<f64>() * 2.0;
+        let (x, y) = (home.x + r * a.cos(), home.y + r * a.sin());
+        let goal = Waypoint {
+            pose: Pose3 {
+                x,
+                y,
+                z: from.z,
+                yaw: (y - from.y).atan2(x - from.x),
+                ..Pose3::default()
+            },
+            is_3d: true,
+            pause: pause.max(1e-3),
+            animation: WaypointAnimation::Walk,
+        };
+        let path = ActorPath {
+            looped: false,
+            waypoints: vec![goal],
+        };
+        PathFollower::new(
+            &path,
+            from,
+            Gaits {
+                walk: speed,
+                ..gaits
+            },
+        )
+    }
+}
+
+impl Controller for Wander {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        if self.leg.finished() {
+            self.leg = Self::next_leg(
+                &mut self.rng,
+                &self.home,
+                self.radius,
+                self.speed,
+                self.gaits,
+                *pose,
+            );
+        }
+        self.leg.step(dt, pose)
+    }
+
+    fn restart_from(&mut self, pose: Pose3) {
+        self.leg.restart_from(pose);
+    }
+}

@@ -8,11 +8,13 @@
 //! - [`Circle`]: a true circle of `radius` about the start point, counter-clockwise, facing
 //!   along it, as a closed-form function of time (MAVS's "circle" drifts outwards; this does
 //!   not). The actor starts on the circle, to the right of the start point as it faces.
+//! - [`Keyframed`]: MVSim's keyframe animation of any object, for an actor without path or
+//!   behavior; its speed for the gait is measured from its displacement.
 //! - [`Wander`]: walks to random goals within `radius` of the start, pausing 0-2 s at each;
 //!   goals come from the actor's own seeded generator, so a seed gives one walk.
 
 use crate::path::{Gaits, PathFollower, wrap};
-use passerby_world::{ActorPath, Pose3, Waypoint, WaypointAnimation};
+use passerby_world::{ActorPath, KeyframeAnimation, Pose3, Waypoint, WaypointAnimation};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::{PI, TAU};
@@ -278,5 +280,39 @@ impl Controller for Wander {
 
     fn restart_from(&mut self, pose: Pose3) {
         self.leg.restart_from(pose);
+    }
+}
+
+/// An actor moved by keyframes.
+#[derive(Clone, Debug)]
+pub struct Keyframed {
+    init: Pose3,
+    animation: KeyframeAnimation,
+    time: f64,
+}
+
+impl Keyframed {
+    /// Keyframes relative to `init`.
+    pub fn new(init: Pose3, animation: KeyframeAnimation) -> Keyframed {
+        Keyframed {
+            init,
+            animation,
+            time: 0.0,
+        }
+    }
+}
+
+impl Controller for Keyframed {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        self.time += dt;
+        let Some(next) = crate::keyframes::pose_at(&self.init, &self.animation, self.time) else {
+            return Motion::default();
+        };
+        let motion = Motion {
+            speed: (next.x - pose.x).hypot(next.y - pose.y) / dt,
+            yaw_rate: wrap(next.yaw - pose.yaw) / dt,
+        };
+        *pose = next;
+        motion
     }
 }

@@ -7,16 +7,17 @@
 //! files. The caller turns poses and animation states into a scene (skinning, refits) and runs
 //! the sensors whose time has come.
 //!
-//! Not yet here (issue 5 continues): ground following, contacts, keyframe animations, per-part transform sets and the timed transform / command files. Worlds
+//! Not yet here (issue 5 continues): ground following, contacts, per-part transform sets and the timed transform / command files. Worlds
 //! that use them load, and [`Simulation::notices`] says what is ignored.
 
 pub mod controllers;
 pub mod gait;
+pub mod keyframes;
 pub mod path;
 
-use controllers::{Circle, Controller, Motion, Straight, Walker, Wander};
+use controllers::{Circle, Controller, Keyframed, Motion, Straight, Walker, Wander};
 use gait::{AnimationState, GaitMachine};
-use passerby_world::{Actor, Behavior, Pose3, World};
+use passerby_world::{Actor, Behavior, KeyframeAnimation, Pose3, World};
 use path::{Gaits, PathFollower};
 use std::collections::HashMap;
 
@@ -76,6 +77,7 @@ pub struct ActorState {
     pub held: bool,
     controller: Option<Box<dyn Controller>>,
     gait: GaitMachine,
+    motion: Motion,
 }
 
 impl ActorState {
@@ -101,6 +103,8 @@ pub struct VehicleState {
     pub twist: [f64; 3],
     /// Whether an external source holds its pose.
     pub held: bool,
+    init_pose: Pose3,
+    keyframes: Option<KeyframeAnimation>,
 }
 
 /// A block as it stands after the last step.
@@ -112,6 +116,8 @@ pub struct BlockState {
     pub pose: Pose3,
     /// Whether an external source holds its pose.
     pub held: bool,
+    init_pose: Pose3,
+    keyframes: Option<KeyframeAnimation>,
 }
 
 /// How to run a world.
@@ -157,7 +163,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, a)| {
                 names.insert(a.name.clone(), ObjectRef::Actor(i));
-                actor_state(a, object_seed(options.seed, i as u64), &mut notices)
+                actor_state(a, object_seed(options.seed, i as u64))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let vehicles = world
@@ -166,17 +172,13 @@ impl Simulation {
             .enumerate()
             .map(|(i, v)| {
                 names.insert(v.name.clone(), ObjectRef::Vehicle(i));
-                if v.common.keyframes.is_some() {
-                    notices.push(format!(
-                        "vehicle `{}`: keyframe animations are not simulated yet",
-                        v.name
-                    ));
-                }
                 VehicleState {
                     name: v.name.clone(),
                     pose: v.common.init_pose,
                     twist: v.common.init_vel,
                     held: false,
+                    init_pose: v.common.init_pose,
+                    keyframes: v.common.keyframes.clone(),
                 }
             })
             .collect();
@@ -193,16 +195,12 @@ impl Simulation {
             .enumerate()
             .map(|(i, b)| {
                 names.insert(b.name.clone(), ObjectRef::Block(i));
-                if b.common.keyframes.is_some() {
-                    notices.push(format!(
-                        "block `{}`: keyframe animations are not simulated yet; it stays put",
-                        b.name
-                    ));
-                }
                 BlockState {
                     name: b.name.clone(),
                     pose: b.common.init_pose,
                     held: false,
+                    init_pose: b.common.init_pose,
+                    keyframes: b.common.keyframes.clone(),
                 }
             })
             .collect();
@@ -336,16 +334,26 @@ impl Simulation {
     /// Advances by one step: vehicles, then actors (path, then gait).
     pub fn step(&mut self) {
         let dt = self.timestep;
+        // Keyframed poses are those of the time this step ends at.
+        let t = (self.steps + 1) as f64 * dt;
         for v in self.vehicles.iter_mut().filter(|v| !v.held) {
-            v.pose = integrate_twist(v.pose, v.twist, dt);
+            v.pose = match &v.keyframes {
+                Some(k) => keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose),
+                None => integrate_twist(v.pose, v.twist, dt),
+            };
+        }
+        for b in self.blocks.iter_mut().filter(|b| !b.held) {
+            if let Some(k) = &b.keyframes {
+                b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
+            }
         }
         for a in &mut self.actors {
-            let motion = match (&mut a.controller, a.held) {
+            a.motion = match (&mut a.controller, a.held) {
                 (Some(c), false) => c.step(dt, &mut a.pose),
                 _ => Motion::default(),
             };
-            a.speed = motion.speed;
-            a.gait.step(dt, motion.speed, motion.yaw_rate);
+            a.speed = a.motion.speed;
+            a.gait.step(dt, a.motion.speed, a.motion.yaw_rate);
         }
         self.steps += 1;
     }
@@ -358,7 +366,7 @@ impl Simulation {
     }
 }
 
-fn actor_state(a: &Actor, seed: u64, notices: &mut Vec<String>) -> Result<ActorState, SimError> {
+fn actor_state(a: &Actor, seed: u64) -> Result<ActorState, SimError> {
     let bad = |message: String| SimError::BadActor {
         actor: a.name.clone(),
         message,
@@ -379,12 +387,6 @@ fn actor_state(a: &Actor, seed: u64, notices: &mut Vec<String>) -> Result<ActorS
         return Err(bad(format!(
             "turning_rate must be positive (or 0 to disable it), not {rate}"
         )));
-    }
-    if a.common.keyframes.is_some() {
-        notices.push(format!(
-            "actor `{}`: keyframe animations are not simulated yet",
-            a.name
-        ));
     }
     let gaits = Gaits {
         walk: a.walking_speed,
@@ -408,7 +410,11 @@ fn actor_state(a: &Actor, seed: u64, notices: &mut Vec<String>) -> Result<ActorS
         (_, Some(Behavior::Wander { speed, radius })) => {
             Some(Box::new(Wander::new(pose, *radius, *speed, gaits, seed)))
         }
-        _ => None,
+        _ => a
+            .common
+            .keyframes
+            .clone()
+            .map(|k| Box::new(Keyframed::new(pose, k)) as Box<dyn Controller>),
     };
     Ok(ActorState {
         name: a.name.clone(),
@@ -417,6 +423,7 @@ fn actor_state(a: &Actor, seed: u64, notices: &mut Vec<String>) -> Result<ActorS
         held: false,
         controller,
         gait: GaitMachine::new(a),
+        motion: Motion::default(),
     })
 }
 

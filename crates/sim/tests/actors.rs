@@ -412,3 +412,38 @@ fn circle_is_a_true_circle_about_the_start_point() {
         "{p:?}"
     );
 }
+
+#[test]
+fn keyframes_move_blocks_from_their_initial_pose_and_loop() {
+    let xml = r#"<mvsim_world version="1.0">
+      <block name="jack">
+        <init_pose>1 2 90</init_pose>
+        <shape><pt>0 0</pt><pt>1 0</pt><pt>1 1</pt></shape>
+        <animation type="keyframes">
+          <time_pose>0 0 0 0</time_pose>
+          <time_pose>2 2 0 90</time_pose>
+        </animation>
+      </block>
+    </mvsim_world>"#;
+    let loaded = passerby_mvsim::load_world_str(
+        Path::new("inline.world.xml"),
+        xml.into(),
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.world.unwrap();
+    let options = SimOptions {
+        timestep: Some(0.01),
+        seed: 0,
+    };
+    let mut sim = Simulation::with_options(&world, &options).unwrap();
+    for t in [1.0, 3.0] {
+        sim.run_until(t);
+        let p = sim.pose("jack").unwrap();
+        // Halfway: 1 m along the block's own x (world +y, as it faces 90°), turned 45° more.
+        assert!(
+            (p.x - 1.0).abs() < 1e-9 && (p.y - 3.0).abs() < 1e-9,
+            "{p:?}"
+        );
+        assert!((p.yaw - 135f64.to_radians()).abs() < 1e-9, "{p:?}");
+    }
+}

@@ -7,17 +7,19 @@
 //! files. The caller turns poses and animation states into a scene (skinning, refits) and runs
 //! the sensors whose time has come.
 //!
-//! Not yet here (issue 5 continues): ground following, contacts, per-part transform sets and the timed transform / command files. Worlds
+//! Not yet here (issue 5 continues): contacts with vehicles and blocks, per-part transform sets and the timed transform / command files. Worlds
 //! that use them load, and [`Simulation::notices`] says what is ignored.
 
 pub mod controllers;
 pub mod gait;
+pub mod ground;
 pub mod keyframes;
 pub mod path;
 
 use controllers::{Circle, Controller, Keyframed, Motion, Straight, Walker, Wander};
 use gait::{AnimationState, GaitMachine};
-use passerby_world::{Actor, Behavior, KeyframeAnimation, Pose3, World};
+use ground::{Ground, WorldGround};
+use passerby_world::{Actor, Behavior, KeyframeAnimation, Pose3, Wheel, World};
 use path::{Gaits, PathFollower};
 use std::collections::HashMap;
 
@@ -75,6 +77,9 @@ pub struct ActorState {
     pub speed: f64,
     /// Whether an external source holds its pose (transform set) instead of its path.
     pub held: bool,
+    /// Whether it stands on the ground below it (not with `<init_pose3d>`, 6-value waypoints or
+    /// `<skip_elevation_adjust/>`).
+    pub follows_ground: bool,
     controller: Option<Box<dyn Controller>>,
     gait: GaitMachine,
     motion: Motion,
@@ -103,8 +108,11 @@ pub struct VehicleState {
     pub twist: [f64; 3],
     /// Whether an external source holds its pose.
     pub held: bool,
+    /// Whether it takes z, pitch and roll from the ground under its wheels.
+    pub follows_ground: bool,
     init_pose: Pose3,
     keyframes: Option<KeyframeAnimation>,
+    wheels: Vec<Wheel>,
 }
 
 /// A block as it stands after the last step.
@@ -129,8 +137,20 @@ pub struct SimOptions {
     pub seed: u64,
 }
 
+/// Something that touched something else during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contact {
+    /// Simulated time at the end of the step, seconds.
+    pub time: f64,
+    /// The object that was stopped (an actor).
+    pub object: String,
+    /// What it touched: another object's name, or `ground` for a wall of terrain.
+    pub other: String,
+    /// Where, in the world frame.
+    pub point: [f64; 3],
+}
+
 /// A world in motion.
-#[derive(Debug)]
 pub struct Simulation {
     timestep: f64,
     steps: u64,
@@ -139,6 +159,19 @@ pub struct Simulation {
     blocks: Vec<BlockState>,
     names: HashMap<String, ObjectRef>,
     notices: Vec<String>,
+    ground: Box<dyn Ground>,
+    contacts: Vec<Contact>,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("time", &self.time())
+            .field("actors", &self.actors.len())
+            .field("vehicles", &self.vehicles.len())
+            .field("blocks", &self.blocks.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Simulation {
@@ -177,8 +210,10 @@ impl Simulation {
                     pose: v.common.init_pose,
                     twist: v.common.init_vel,
                     held: false,
+                    follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,
                     init_pose: v.common.init_pose,
                     keyframes: v.common.keyframes.clone(),
+                    wheels: v.dynamics.wheels.clone(),
                 }
             })
             .collect();
@@ -212,6 +247,8 @@ impl Simulation {
             blocks,
             names,
             notices,
+            ground: Box::new(WorldGround::new(world)),
+            contacts: Vec::new(),
         })
     }
 
@@ -233,6 +270,17 @@ impl Simulation {
     /// What the world asks for that is not simulated (one line each).
     pub fn notices(&self) -> &[String] {
         &self.notices
+    }
+
+    /// Replaces the ground that actors and vehicles stand on (by default the world's horizontal
+    /// planes and elevation maps).
+    pub fn set_ground(&mut self, ground: Box<dyn Ground>) {
+        self.ground = ground;
+    }
+
+    /// What touched what during the last step.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
     }
 
     /// Actors, in world order.
@@ -336,11 +384,16 @@ impl Simulation {
         let dt = self.timestep;
         // Keyframed poses are those of the time this step ends at.
         let t = (self.steps + 1) as f64 * dt;
+        self.contacts.clear();
+        let ground = self.ground.as_ref();
         for v in self.vehicles.iter_mut().filter(|v| !v.held) {
             v.pose = match &v.keyframes {
                 Some(k) => keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose),
                 None => integrate_twist(v.pose, v.twist, dt),
             };
+            if v.follows_ground && v.keyframes.is_none() {
+                v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+            }
         }
         for b in self.blocks.iter_mut().filter(|b| !b.held) {
             if let Some(k) = &b.keyframes {
@@ -348,10 +401,25 @@ impl Simulation {
             }
         }
         for a in &mut self.actors {
+            let previous_z = a.pose.z;
             a.motion = match (&mut a.controller, a.held) {
                 (Some(c), false) => c.step(dt, &mut a.pose),
                 _ => Motion::default(),
             };
+            if a.follows_ground && !a.held {
+                match ground::follow(ground, &a.pose, previous_z) {
+                    Ok(z) => a.pose.z = z,
+                    Err(rise) => {
+                        a.pose.z = previous_z;
+                        self.contacts.push(Contact {
+                            time: t,
+                            object: a.name.clone(),
+                            other: "ground".into(),
+                            point: [a.pose.x, a.pose.y, previous_z + rise],
+                        });
+                    }
+                }
+            }
             a.speed = a.motion.speed;
             a.gait.step(dt, a.motion.speed, a.motion.yaw_rate);
         }
@@ -421,6 +489,12 @@ fn actor_state(a: &Actor, seed: u64) -> Result<ActorState, SimError> {
         pose,
         speed: 0.0,
         held: false,
+        follows_ground: !a.common.init_pose_is_3d
+            && !a.common.skip_elevation_adjust
+            && !a
+                .path
+                .as_ref()
+                .is_some_and(|p| p.waypoints.iter().any(|w| w.is_3d)),
         controller,
         gait: GaitMachine::new(a),
         motion: Motion::default(),

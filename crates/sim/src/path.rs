@@ -122,7 +122,13 @@ impl PathFollower {
 
     fn begin_segment(&mut self, start: Pose3) {
         let target = self.target_pose(self.target_index);
-        let length = distance(&start, &target);
+        // A 3-value waypoint is a point on the ground: its segment is measured in the plane
+        // (as MVSim's is on flat ground), whatever height ground following gives the actor.
+        let length = if self.waypoints[self.target_index].is_3d {
+            distance(&start, &target)
+        } else {
+            (target.x - start.x).hypot(target.y - start.y)
+        };
         self.segment = Segment {
             start,
             target,

@@ -447,3 +447,98 @@ fn keyframes_move_blocks_from_their_initial_pose_and_loop() {
         assert!((p.yaw - 135f64.to_radians()).abs() < 1e-9, "{p:?}");
     }
 }
+
+/// z = 0.1 x, with a 0.6 m cliff up at x = 5 (within the probe's reach, above a stair).
+struct SlopeWithCliff;
+
+impl passerby_sim::ground::Ground for SlopeWithCliff {
+    fn surface_below(&self, x: f64, _y: f64, top: f64, depth: f64) -> Option<f64> {
+        let z = 0.1 * x + if x >= 5.0 { 0.6 } else { 0.0 };
+        (z <= top && z >= top - depth).then_some(z)
+    }
+}
+
+#[test]
+fn actors_follow_the_ground_in_the_same_step_and_stop_climbing_at_walls() {
+    let mut sim = Simulation::new(&walker(vec![(8.0, 0.0, 0.0, 0.0)], false)).unwrap();
+    sim.set_ground(Box::new(SlopeWithCliff));
+    let mut wall = None;
+    while sim.time() < 10.0 {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        if let Some(c) = sim.contacts().first() {
+            wall.get_or_insert(c.clone());
+        }
+        if p.x < 5.0 {
+            assert!((p.z - 0.1 * p.x).abs() < 1e-12, "{p:?}");
+        } else {
+            // Past the cliff's foot it keeps the height it had.
+            assert!(p.z < 0.5, "{p:?}");
+        }
+    }
+    let wall = wall.expect("the cliff is reported");
+    assert_eq!(
+        (wall.object.as_str(), wall.other.as_str()),
+        ("walker", "ground")
+    );
+    assert!((wall.point[0] - 5.0).abs() < 0.01, "{wall:?}");
+}
+
+#[test]
+fn a_ceiling_is_never_taken_for_the_floor() {
+    use passerby_world::{HorizontalPlane, LabeledElement, WorldElement};
+    let plane = |z| LabeledElement {
+        element: WorldElement::HorizontalPlane(HorizontalPlane {
+            extent: [-50.0, 50.0, -50.0, 50.0],
+            z,
+            color: passerby_world::Color::rgb(0, 0, 0),
+            enable_shadows: false,
+            cull_face: "NONE".into(),
+            texture: String::new(),
+            texture_size: [1.0, 1.0],
+        }),
+        label: None,
+    };
+    let mut world = walker(vec![(5.0, 0.0, 0.0, 0.0)], false);
+    world.elements = vec![plane(0.0), plane(2.5)];
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(5.0);
+    let p = sim.actors()[0].pose;
+    assert!((p.x - 5.0).abs() < 1e-9 && p.z == 0.0, "{p:?}");
+}
+
+#[test]
+fn vehicles_take_pitch_and_roll_from_the_ground_under_their_wheels() {
+    use passerby_world::{Pose2, Vehicle, Wheel};
+    let wheel = |x, y| Wheel {
+        pose: Pose2 { x, y, yaw: 0.0 },
+        diameter: 0.4,
+        ..Wheel::default()
+    };
+    let mut vehicle = Vehicle {
+        name: "r1".into(),
+        ..Vehicle::default()
+    };
+    vehicle.dynamics.wheels = vec![
+        wheel(0.5, 0.3),
+        wheel(0.5, -0.3),
+        wheel(-0.5, 0.3),
+        wheel(-0.5, -0.3),
+    ];
+    vehicle.common.init_vel = [1.0, 0.0, 0.0];
+    let world = World {
+        vehicles: vec![vehicle],
+        ..World::default()
+    };
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_ground(Box::new(SlopeWithCliff));
+    sim.run_until(2.0);
+    let p = sim.pose("r1").unwrap();
+    assert!((p.x - 2.0).abs() < 1e-9, "{p:?}");
+    assert!((p.z - 0.2).abs() < 1e-9, "{p:?}");
+    // Nose up on a 10 % climb: negative pitch in MRPT's convention, no roll.
+    assert!(
+        (p.pitch + 0.1f64.atan()).abs() < 1e-9 && p.roll.abs() < 1e-9,
+        "{p:?}"
+    );
+}

@@ -7,21 +7,30 @@
 //! files. The caller turns poses and animation states into a scene (skinning, refits) and runs
 //! the sensors whose time has come.
 //!
-//! Not yet here (issue 5 continues): contacts with vehicles and blocks, per-part transform sets and the timed transform / command files. Worlds
-//! that use them load, and [`Simulation::notices`] says what is ignored.
+//! External control: any object's pose and scale, and its parts' transforms, can be set between
+//! steps ([`Simulation::set_transform`]) or replayed from timed rows ([`Simulation::set_replay`]);
+//! what was applied stays readable ([`Simulation::external`]).
+//!
+//! Not yet here (issue 5 continues): contacts between actors and vehicles or blocks, and wheel
+//! dynamics (vehicles track velocity commands ideally; [`Simulation::notices`] says so).
 
 pub mod controllers;
 pub mod gait;
 pub mod ground;
 pub mod keyframes;
 pub mod path;
+pub mod replay;
 
 use controllers::{Circle, Controller, Keyframed, Motion, Straight, Walker, Wander};
 use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
-use passerby_world::{Actor, Behavior, KeyframeAnimation, Pose3, Wheel, World};
+use passerby_world::{
+    Actor, Behavior, KeyframeAnimation, Pose3, TimedCommand, TimedTransform, Transform, Wheel,
+    World,
+};
 use path::{Gaits, PathFollower};
-use std::collections::HashMap;
+use replay::Replay;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Why the simulation refused something.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -55,6 +64,25 @@ pub enum SimError {
     },
 }
 
+/// What an external source set on an object besides its pose (a "transform set"), kept as
+/// applied ("transform get").
+#[derive(Clone, Debug, PartialEq)]
+pub struct External {
+    /// Scale of the whole body along its own axes (1 unless set).
+    pub scale: [f64; 3],
+    /// Per part (bone or named node), its transform relative to the body.
+    pub parts: BTreeMap<String, Transform>,
+}
+
+impl Default for External {
+    fn default() -> Self {
+        External {
+            scale: [1.0; 3],
+            parts: BTreeMap::new(),
+        }
+    }
+}
+
 /// Which object a name stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectRef {
@@ -80,6 +108,8 @@ pub struct ActorState {
     /// Whether it stands on the ground below it (not with `<init_pose3d>`, 6-value waypoints or
     /// `<skip_elevation_adjust/>`).
     pub follows_ground: bool,
+    /// Scale and part transforms set from outside.
+    pub external: External,
     controller: Option<Box<dyn Controller>>,
     gait: GaitMachine,
     motion: Motion,
@@ -110,6 +140,8 @@ pub struct VehicleState {
     pub held: bool,
     /// Whether it takes z, pitch and roll from the ground under its wheels.
     pub follows_ground: bool,
+    /// Scale and part transforms set from outside.
+    pub external: External,
     init_pose: Pose3,
     keyframes: Option<KeyframeAnimation>,
     wheels: Vec<Wheel>,
@@ -124,6 +156,8 @@ pub struct BlockState {
     pub pose: Pose3,
     /// Whether an external source holds its pose.
     pub held: bool,
+    /// Scale and part transforms set from outside.
+    pub external: External,
     init_pose: Pose3,
     keyframes: Option<KeyframeAnimation>,
 }
@@ -161,6 +195,10 @@ pub struct Simulation {
     notices: Vec<String>,
     ground: Box<dyn Ground>,
     contacts: Vec<Contact>,
+    /// (object, part) set since the last step, to warn when two sources set the same one.
+    set_since_step: HashSet<(String, Option<String>)>,
+    warnings: Vec<String>,
+    replay: Option<Replay>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -211,6 +249,7 @@ impl Simulation {
                     twist: v.common.init_vel,
                     held: false,
                     follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,
+                    external: External::default(),
                     init_pose: v.common.init_pose,
                     keyframes: v.common.keyframes.clone(),
                     wheels: v.dynamics.wheels.clone(),
@@ -234,6 +273,7 @@ impl Simulation {
                     name: b.name.clone(),
                     pose: b.common.init_pose,
                     held: false,
+                    external: External::default(),
                     init_pose: b.common.init_pose,
                     keyframes: b.common.keyframes.clone(),
                 }
@@ -249,6 +289,9 @@ impl Simulation {
             notices,
             ground: Box::new(WorldGround::new(world)),
             contacts: Vec::new(),
+            set_since_step: HashSet::new(),
+            warnings: Vec::new(),
+            replay: None,
         })
     }
 
@@ -315,29 +358,124 @@ impl Simulation {
     /// Sets an object's pose and holds it there (its path and velocity no longer move it) until
     /// [`Simulation::release`]; an actor held still plays its idle clip.
     pub fn set_pose(&mut self, name: &str, pose: Pose3) -> Result<(), SimError> {
-        let values = vec![pose.x, pose.y, pose.z, pose.yaw, pose.pitch, pose.roll];
+        let transform = Transform {
+            translation: [pose.x, pose.y, pose.z],
+            yaw_pitch_roll: [pose.yaw, pose.pitch, pose.roll],
+            scale: self.external(name)?.scale,
+        };
+        self.set_transform(name, None, transform)
+    }
+
+    /// Sets the transform of an object's body (`part` = `None`: pose and scale, held as by
+    /// [`Simulation::set_pose`]) or of one of its parts (relative to the body; the part's name
+    /// is checked against the model by whoever poses the model). If the same body or part was
+    /// already set since the last step, the later setting wins and a warning says so.
+    pub fn set_transform(
+        &mut self,
+        name: &str,
+        part: Option<&str>,
+        transform: Transform,
+    ) -> Result<(), SimError> {
+        let values: Vec<f64> = [
+            transform.translation,
+            transform.yaw_pitch_roll,
+            transform.scale,
+        ]
+        .concat();
         if values.iter().any(|v| !v.is_finite()) {
             return Err(SimError::NotFinite {
-                what: "pose",
+                what: "transform",
                 object: name.into(),
                 values,
             });
         }
-        match self.find(name) {
-            Some(ObjectRef::Actor(i)) => {
-                let a = &mut self.actors[i];
-                (a.pose, a.held) = (pose, true);
-            }
-            Some(ObjectRef::Vehicle(i)) => {
-                let v = &mut self.vehicles[i];
-                (v.pose, v.held) = (pose, true);
-            }
-            Some(ObjectRef::Block(i)) => {
-                let b = &mut self.blocks[i];
-                (b.pose, b.held) = (pose, true);
-            }
-            None => return Err(SimError::UnknownObject(name.into())),
+        let object = self
+            .find(name)
+            .ok_or_else(|| SimError::UnknownObject(name.into()))?;
+        if !self
+            .set_since_step
+            .insert((name.to_owned(), part.map(str::to_owned)))
+        {
+            let what = part.map_or(String::new(), |p| format!(" part `{p}`"));
+            self.warnings.push(format!(
+                "`{name}`{what} was set twice before step {}; the later setting wins",
+                self.steps + 1
+            ));
         }
+        let (pose, held, external) = self.placement_mut(object);
+        match part {
+            Some(part) => {
+                external.parts.insert(part.to_owned(), transform);
+            }
+            None => {
+                let [x, y, z] = transform.translation;
+                let [yaw, pitch, roll] = transform.yaw_pitch_roll;
+                *pose = Pose3 {
+                    x,
+                    y,
+                    z,
+                    yaw,
+                    pitch,
+                    roll,
+                };
+                external.scale = transform.scale;
+                *held = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// What an external source set on an object (scale, parts).
+    pub fn external(&self, name: &str) -> Result<&External, SimError> {
+        Ok(match self.find(name) {
+            Some(ObjectRef::Actor(i)) => &self.actors[i].external,
+            Some(ObjectRef::Vehicle(i)) => &self.vehicles[i].external,
+            Some(ObjectRef::Block(i)) => &self.blocks[i].external,
+            None => return Err(SimError::UnknownObject(name.into())),
+        })
+    }
+
+    fn placement_mut(&mut self, object: ObjectRef) -> (&mut Pose3, &mut bool, &mut External) {
+        match object {
+            ObjectRef::Actor(i) => {
+                let a = &mut self.actors[i];
+                (&mut a.pose, &mut a.held, &mut a.external)
+            }
+            ObjectRef::Vehicle(i) => {
+                let v = &mut self.vehicles[i];
+                (&mut v.pose, &mut v.held, &mut v.external)
+            }
+            ObjectRef::Block(i) => {
+                let b = &mut self.blocks[i];
+                (&mut b.pose, &mut b.held, &mut b.external)
+            }
+        }
+    }
+
+    /// Warnings since the last call (sources that set the same thing twice in one step).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Replays timed transforms and velocity commands from now on (replacing any earlier
+    /// replay). Every object and vehicle they name must exist.
+    pub fn set_replay(
+        &mut self,
+        transforms: Vec<TimedTransform>,
+        commands: Vec<TimedCommand>,
+    ) -> Result<(), SimError> {
+        for t in &transforms {
+            self.find(&t.object)
+                .ok_or_else(|| SimError::UnknownObject(t.object.clone()))?;
+        }
+        for c in &commands {
+            match self.find(&c.vehicle) {
+                Some(ObjectRef::Vehicle(_)) => {}
+                Some(_) => return Err(SimError::NotAVehicle(c.vehicle.clone())),
+                None => return Err(SimError::UnknownObject(c.vehicle.clone())),
+            }
+        }
+        self.replay = Some(Replay::new(transforms, commands));
         Ok(())
     }
 
@@ -384,6 +522,16 @@ impl Simulation {
         let dt = self.timestep;
         // Keyframed poses are those of the time this step ends at.
         let t = (self.steps + 1) as f64 * dt;
+        if let Some(mut replay) = self.replay.take() {
+            for (object, twist) in replay.commands_due(self.time()) {
+                // Names were checked when the replay was set.
+                let _ = self.set_twist(object, twist);
+            }
+            for (object, part, transform) in replay.transforms_at(t) {
+                let _ = self.set_transform(object, part, transform);
+            }
+            self.replay = Some(replay);
+        }
         self.contacts.clear();
         let ground = self.ground.as_ref();
         for v in self.vehicles.iter_mut().filter(|v| !v.held) {
@@ -424,6 +572,7 @@ impl Simulation {
             a.gait.step(dt, a.motion.speed, a.motion.yaw_rate);
         }
         self.steps += 1;
+        self.set_since_step.clear();
     }
 
     /// Steps until the simulated time reaches `t` (to within half a step).
@@ -489,6 +638,7 @@ fn actor_state(a: &Actor, seed: u64) -> Result<ActorState, SimError> {
         pose,
         speed: 0.0,
         held: false,
+        external: External::default(),
         follows_ground: !a.common.init_pose_is_3d
             && !a.common.skip_elevation_adjust
             && !a

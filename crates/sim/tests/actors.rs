@@ -5,7 +5,10 @@
 use passerby_sim::gait::{Gait, GaitMachine};
 use passerby_sim::path::wrap;
 use passerby_sim::{SimError, SimOptions, Simulation};
-use passerby_world::{Actor, ActorPath, Pose3, Waypoint, WaypointAnimation, World};
+use passerby_world::{
+    Actor, ActorPath, Pose3, TimedCommand, TimedTransform, Transform, Waypoint, WaypointAnimation,
+    World,
+};
 use std::path::Path;
 
 fn warehouse() -> World {
@@ -540,5 +543,109 @@ fn vehicles_take_pitch_and_roll_from_the_ground_under_their_wheels() {
     assert!(
         (p.pitch + 0.1f64.atan()).abs() < 1e-9 && p.roll.abs() < 1e-9,
         "{p:?}"
+    );
+}
+
+fn row(time: f64, object: &str, part: Option<&str>, xyz: [f64; 3], yaw: f64) -> TimedTransform {
+    TimedTransform {
+        time,
+        object: object.into(),
+        part: part.map(Into::into),
+        transform: Transform {
+            translation: xyz,
+            yaw_pitch_roll: [yaw, 0.0, 0.0],
+            scale: [1.0; 3],
+        },
+    }
+}
+
+#[test]
+fn replayed_transforms_reach_the_commanded_poses_at_the_commanded_times() {
+    let world = walker(vec![(10.0, 0.0, 0.0, 0.0)], false);
+    let mut sim = Simulation::new(&world).unwrap();
+    let rows = vec![
+        row(1.0, "walker", None, [0.0, 5.0, 0.0], 0.0),
+        row(2.0, "walker", None, [2.0, 5.0, 0.0], 0.0),
+        row(3.5, "walker", None, [2.0, 8.0, 0.0], 1.0),
+        row(2.0, "walker", Some("head"), [0.0, 0.0, 1.7], 0.5),
+    ];
+    sim.set_replay(rows, Vec::new()).unwrap();
+    // Before its first row the actor walks its path.
+    sim.run_until(0.5);
+    assert!(sim.actors()[0].pose.x > 0.5 && !sim.actors()[0].held);
+    for (t, x, y, yaw) in [
+        (1.0, 0.0, 5.0, 0.0),
+        (1.5, 1.0, 5.0, 0.0),
+        (2.0, 2.0, 5.0, 0.0),
+        (3.5, 2.0, 8.0, 1.0),
+        (5.0, 2.0, 8.0, 1.0),
+    ] {
+        sim.run_until(t);
+        let p = sim.pose("walker").unwrap();
+        assert!(
+            (p.x - x).abs() < 1e-9 && (p.y - y).abs() < 1e-9 && (p.yaw - yaw).abs() < 1e-9,
+            "t = {t}: {p:?}"
+        );
+    }
+    // The part's transform is recorded as applied.
+    let head = sim.external("walker").unwrap().parts["head"];
+    assert_eq!(head.translation, [0.0, 0.0, 1.7]);
+    assert!((head.yaw_pitch_roll[0] - 0.5).abs() < 1e-12);
+    // Naming an unknown object is refused up front.
+    let e = sim
+        .set_replay(vec![row(0.0, "ghost", None, [0.0; 3], 0.0)], Vec::new())
+        .unwrap_err();
+    assert_eq!(e, SimError::UnknownObject("ghost".into()));
+}
+
+#[test]
+fn two_settings_in_one_step_warn_and_the_later_wins() {
+    let world = walker(vec![(10.0, 0.0, 0.0, 0.0)], false);
+    let mut sim = Simulation::new(&world).unwrap();
+    let at = |x| Pose3 {
+        x,
+        ..Pose3::default()
+    };
+    sim.set_pose("walker", at(1.0)).unwrap();
+    sim.set_pose("walker", at(2.0)).unwrap();
+    sim.step();
+    assert_eq!(sim.pose("walker").unwrap().x, 2.0);
+    let w = sim.take_warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("`walker`") && w[0].contains("later"), "{w:?}");
+    sim.set_pose("walker", at(3.0)).unwrap();
+    sim.step();
+    assert!(sim.take_warnings().is_empty());
+}
+
+#[test]
+fn replayed_commands_drive_vehicles_from_their_times() {
+    let world = World {
+        vehicles: vec![passerby_world::Vehicle {
+            name: "r1".into(),
+            ..Default::default()
+        }],
+        ..World::default()
+    };
+    let mut sim = Simulation::new(&world).unwrap();
+    let cmd = |time, vx| TimedCommand {
+        time,
+        vehicle: "r1".into(),
+        twist: [vx, 0.0, 0.0],
+    };
+    sim.set_replay(Vec::new(), vec![cmd(1.0, 2.0), cmd(2.0, 0.0)])
+        .unwrap();
+    sim.run_until(4.0);
+    let p = sim.pose("r1").unwrap();
+    assert!((p.x - 2.0).abs() < 1e-9, "{p:?}");
+    assert_eq!(
+        sim.set_replay(
+            Vec::new(),
+            vec![TimedCommand {
+                vehicle: "nobody".into(),
+                ..cmd(0.0, 1.0)
+            }]
+        ),
+        Err(SimError::UnknownObject("nobody".into()))
     );
 }

@@ -14,11 +14,13 @@ mod elements;
 mod objects;
 mod sensors;
 mod terrain;
+mod timed;
 
 pub use elements::*;
 pub use objects::*;
 pub use sensors::*;
 pub use terrain::*;
+pub use timed::*;
 
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -212,6 +212,11 @@ impl TriangleMesh {
             + self.wide.memory_bytes()
     }
 
+    /// The vertices, in the mesh's frame.
+    pub fn vertices(&self) -> &[Vec3A] {
+        &self.vertices
+    }
+
     /// Number of triangles.
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()

@@ -76,6 +76,14 @@ impl Scene {
         self.instances[instance as usize] = make_instance(mesh, world_from_mesh);
     }
 
+    /// An instance.
+    ///
+    /// # Panics
+    /// If `index` is not an instance of this scene.
+    pub fn instance(&self, index: u32) -> &Instance {
+        &self.instances[index as usize]
+    }
+
     /// Number of instances.
     pub fn instance_count(&self) -> usize {
         self.instances.len()

@@ -1,21 +1,30 @@
-//! The ray-casting scene of a world at its initial state.
+//! The ray-casting scene of a world: built at its initial state, then kept in step with the
+//! simulation by [`LiveScene`].
 //!
 //! Owns: turning world objects into placed triangle meshes: ground and wall elements
 //! (horizontal and vertical planes, elevation maps, `<walls>` polylines), blocks (their
 //! `<visual>` models as MVSim places them, or their `<geometry>` primitive, or their extruded
 //! `<shape>`), vehicle bodies, and actors (their model at its rest pose, or MVSim's placeholder
-//! body). Each model file becomes one mesh shared by all its instances.
+//! body). Each model file becomes one mesh shared by all its instances, except skinned actor
+//! models: each such actor gets its own mesh, re-skinned and refitted every update. Every
+//! actor, vehicle and block records its instances ([`Body`]) so they follow its pose.
 //!
-//! Must not touch: time, motion, sensors. Not yet built (listed in [`BuiltScene::warnings`] when a
+//! Must not touch: how objects move (it reads poses and animation states from `passerby-sim`),
+//! sensors. Not yet built (listed in [`BuiltScene::warnings`] when a
 //! world has them): occupancy grids, point clouds, doors and windows cut into vertical planes,
 //! ramp and bump primitives, wheels.
 
+mod live;
+
+pub use live::{LiveError, LiveScene};
+
 use glam::{Affine3A, Mat4, Vec3};
-use passerby_assets::{ModelLibrary, Pose, Poser};
+use passerby_assets::{Model, ModelLibrary, Pose, Poser};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What a scene instance stands for.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,12 +35,41 @@ pub struct SceneObject {
     pub class: String,
 }
 
+/// A movable object's instances: `(instance, object_from_mesh)` each, so that the instance's
+/// transform is `world_from_object · object_from_mesh` wherever the object goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// The object's name (an actor, vehicle or block).
+    pub object: String,
+    /// Its instances.
+    pub instances: Vec<(u32, Affine3A)>,
+}
+
+/// An actor whose model is skinned: its own mesh, re-posed by [`LiveScene`].
+#[derive(Clone, Debug)]
+pub struct SkinnedBody {
+    /// Index of the actor in the world (and in the simulation).
+    pub actor: usize,
+    /// The model.
+    pub model: Arc<Model>,
+    /// The actor's own mesh in the scene (all the model's meshes, in assimp's frame).
+    pub mesh: MeshId,
+    /// `object_from_mesh` of its instance (the visual's placement).
+    pub object_from_mesh: Affine3A,
+    /// The instance.
+    pub instance: u32,
+}
+
 /// A built scene and what each instance is.
 pub struct BuiltScene {
     /// The ray-casting scene, committed.
     pub scene: Scene,
     /// Per instance index.
     pub objects: Vec<SceneObject>,
+    /// Actors, vehicles and blocks with the instances that move with them.
+    pub bodies: Vec<Body>,
+    /// Actors with skinned models.
+    pub skinned: Vec<SkinnedBody>,
     /// What could not be built (each once).
     pub warnings: Vec<String>,
     /// Seconds spent building the BVHs of model meshes (the rest of a build is file loading).
@@ -54,6 +92,8 @@ struct Builder<'l> {
     base: std::path::PathBuf,
     model_meshes: HashMap<String, Option<(MeshId, Mat4)>>,
     model_bvh_seconds: f64,
+    bodies: Vec<Body>,
+    skinned: Vec<SkinnedBody>,
 }
 
 impl Builder<'_> {
@@ -65,12 +105,68 @@ impl Builder<'_> {
         self.place(id, world_from_mesh, name, class);
     }
 
-    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) {
-        self.scene.add_instance(id, world_from_mesh);
+    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) -> u32 {
+        let instance = self.scene.add_instance(id, world_from_mesh);
         self.objects.push(SceneObject {
             name: name.to_owned(),
             class: class.to_owned(),
         });
+        instance
+    }
+
+    /// Records that the instances added since `first` move with object `name`, placed at
+    /// `world_from_object`.
+    fn bind(&mut self, name: &str, first: u32, world_from_object: Affine3A) {
+        let object_from_world = world_from_object.inverse();
+        let instances = (first..self.scene.instance_count() as u32)
+            .map(|i| {
+                (
+                    i,
+                    object_from_world * self.scene.instance(i).world_from_mesh,
+                )
+            })
+            .collect();
+        self.bodies.push(Body {
+            object: name.to_owned(),
+            instances,
+        });
+    }
+
+    /// A skinned model as the actor's own movable mesh, at rest pose; `None` when the model
+    /// has no skin (it is then shared and rigid, as MVSim keeps a model without animations).
+    fn skinned_actor(
+        &mut self,
+        actor: usize,
+        visual: &Visual,
+        world_from_actor: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> Option<()> {
+        let (result, _) = self.library.get(&visual.model_uri, &self.base);
+        let model = result.ok()?;
+        if !model.meshes.iter().any(|m| m.skin.is_some()) {
+            return None;
+        }
+        let vertices = rest_vertices(&model);
+        let mut triangles = Vec::with_capacity(model.triangle_count());
+        let mut base = 0u32;
+        for m in &model.meshes {
+            triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+            base += m.positions.len() as u32;
+        }
+        let mesh = self
+            .scene
+            .add_mesh(TriangleMesh::new_dynamic(vertices, triangles));
+        let object_from_mesh = affine_of(&visual.object_from_model(None));
+        let instance = self.place(mesh, world_from_actor * object_from_mesh, name, class);
+        self.skinned.push(SkinnedBody {
+            actor,
+            model,
+            mesh,
+            object_from_mesh,
+            instance,
+        });
+        Some(())
     }
 
     fn warn(&mut self, message: String) {
@@ -87,12 +183,8 @@ impl Builder<'_> {
         let (result, _) = self.library.get(uri, &self.base);
         let built = match result {
             Ok(model) => {
-                let posed = Poser::new().posed_vertices(&model, &Pose::rest(&model));
                 let to_assimp = model.frame.assimp_from_file;
-                let vertices: Vec<Vec3> = posed
-                    .iter()
-                    .map(|p| to_assimp.transform_point3(*p))
-                    .collect();
+                let vertices = rest_vertices(&model);
                 let mut triangles = Vec::with_capacity(model.triangle_count());
                 let mut base = 0u32;
                 for m in &model.meshes {
@@ -131,9 +223,7 @@ impl Builder<'_> {
             .filter(|v| v.enabled && !v.model_uri.is_empty())
         {
             if let Some(id) = self.model_mesh(&v.model_uri) {
-                let m = v.object_from_model(scale);
-                let object_from_model =
-                    Affine3A::from_mat4(glam::DMat4::from_cols_array_2d(&m).transpose().as_mat4());
+                let object_from_model = affine_of(&v.object_from_model(scale));
                 self.place(id, world_from_object * object_from_model, name, class);
                 any = true;
             }
@@ -157,6 +247,8 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         base,
         model_meshes: HashMap::new(),
         model_bvh_seconds: 0.0,
+        bodies: Vec::new(),
+        skinned: Vec::new(),
     };
     for (i, e) in world.elements.iter().enumerate() {
         let name = format!("element{}", i + 1);
@@ -231,70 +323,14 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .clone()
             .unwrap_or_else(|| "static".into());
         let world_from_block = affine_from_pose(&block.common.init_pose);
-        if b.visuals(
-            &block.visuals,
-            world_from_block,
-            block.visual_scale,
-            &block.name,
-            &class,
-        ) {
-            continue;
-        }
-        let (zmin, zmax) = (
-            block.zmin.unwrap_or(0.0) as f32,
-            block.zmax.unwrap_or(1.0) as f32,
-        );
-        match &block.shape {
-            BlockShape::Geometry(g) => match g.kind {
-                GeometryKind::Box => b.add(
-                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
-                    world_from_block,
-                    &block.name,
-                    &class,
-                ),
-                GeometryKind::Cylinder => b.add(
-                    prism(
-                        &circle(g.radius as f32, g.vertex_count),
-                        0.0,
-                        g.length as f32,
-                    ),
-                    world_from_block,
-                    &block.name,
-                    &class,
-                ),
-                GeometryKind::Sphere => b.add(
-                    sphere(g.radius as f32, g.vertex_count),
-                    world_from_block,
-                    &block.name,
-                    &class,
-                ),
-                GeometryKind::Ramp | GeometryKind::SemiCylinderBump => {
-                    b.warn("ramp and bump primitives are not built yet".into())
-                }
-            },
-            BlockShape::Polygon(pts) => {
-                let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
-                b.add(
-                    prism(&pts, zmin, zmax),
-                    world_from_block,
-                    &block.name,
-                    &class,
-                );
-            }
-            BlockShape::FromVisual | BlockShape::Default => {
-                let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-                b.add(
-                    prism(&pts, zmin, zmax),
-                    world_from_block,
-                    &block.name,
-                    &class,
-                );
-            }
-        }
+        let first = b.scene.instance_count() as u32;
+        b.block_shape(block, world_from_block, &class);
+        b.bind(&block.name, first, world_from_block);
     }
     for v in &world.vehicles {
         let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
         let world_from_vehicle = affine_from_pose(&v.common.init_pose);
+        let first = b.scene.instance_count() as u32;
         if !b.visuals(&v.visuals, world_from_vehicle, None, &v.name, &class) {
             let c = &v.dynamics.chassis;
             let pts: Vec<[f32; 2]> = match &c.shape {
@@ -308,15 +344,24 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 &class,
             );
         }
+        b.bind(&v.name, first, world_from_vehicle);
     }
-    for a in &world.actors {
+    for (index, a) in world.actors.iter().enumerate() {
         let class = a
             .common
             .label
             .clone()
             .unwrap_or_else(|| "pedestrian".into());
         let world_from_actor = affine_from_pose(&a.common.init_pose);
-        if !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class) {
+        let first = b.scene.instance_count() as u32;
+        let skinned_visual = a
+            .visuals
+            .iter()
+            .filter(|v| v.enabled && !v.model_uri.is_empty())
+            .find_map(|v| b.skinned_actor(index, v, world_from_actor, &a.name, &class));
+        if skinned_visual.is_none()
+            && !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class)
+        {
             // MVSim's placeholder: a cylinder of collision_radius up to collision_height and a
             // head sphere of 0.8 radius at the top.
             let (r, h) = (a.collision_radius as f32, a.collision_height as f32);
@@ -333,6 +378,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 &class,
             );
         }
+        b.bind(&a.name, first, world_from_actor);
     }
     b.scene.commit();
     BuiltScene {
@@ -340,7 +386,92 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         scene: b.scene,
         objects: b.objects,
         warnings: b.warnings,
+        bodies: b.bodies,
+        skinned: b.skinned,
     }
+}
+
+impl Builder<'_> {
+    /// A block's visuals, or its primitive, or its extruded shape.
+    fn block_shape(&mut self, block: &Block, world_from_block: Affine3A, class: &str) {
+        let b = self;
+        if b.visuals(
+            &block.visuals,
+            world_from_block,
+            block.visual_scale,
+            &block.name,
+            class,
+        ) {
+            return;
+        }
+        let (zmin, zmax) = (
+            block.zmin.unwrap_or(0.0) as f32,
+            block.zmax.unwrap_or(1.0) as f32,
+        );
+        match &block.shape {
+            BlockShape::Geometry(g) => match g.kind {
+                GeometryKind::Box => b.add(
+                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Cylinder => b.add(
+                    prism(
+                        &circle(g.radius as f32, g.vertex_count),
+                        0.0,
+                        g.length as f32,
+                    ),
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Sphere => b.add(
+                    sphere(g.radius as f32, g.vertex_count),
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Ramp | GeometryKind::SemiCylinderBump => {
+                    b.warn("ramp and bump primitives are not built yet".into())
+                }
+            },
+            BlockShape::Polygon(pts) => {
+                let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    world_from_block,
+                    &block.name,
+                    class,
+                );
+            }
+            BlockShape::FromVisual | BlockShape::Default => {
+                let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    world_from_block,
+                    &block.name,
+                    class,
+                );
+            }
+        }
+    }
+}
+
+/// A model's vertices at rest pose, all meshes in order, in assimp's frame (the one MVSim's
+/// `model_*` settings are written for).
+pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
+    let to_assimp = model.frame.assimp_from_file;
+    Poser::new()
+        .posed_vertices(model, &Pose::rest(model))
+        .iter()
+        .map(|p| to_assimp.transform_point3(*p))
+        .collect()
+}
+
+/// An affine transform from a row-major 4x4 matrix (the world crate's layout).
+fn affine_of(m: &[[f64; 4]; 4]) -> Affine3A {
+    Affine3A::from_mat4(glam::DMat4::from_cols_array_2d(m).transpose().as_mat4())
 }
 
 fn quad(p: [Vec3; 4]) -> TriangleMesh {

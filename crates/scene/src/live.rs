@@ -1,0 +1,238 @@
+//! The scene following the simulation: every movable instance placed at its object's pose (and
+//! scale), every skinned actor re-posed from its clips, its parts' transforms applied, skinned
+//! into its own mesh and refitted, then the top level rebuilt. Sensors then see exactly the
+//! bodies of that instant; no actor is culled or simplified for being out of view.
+
+use crate::{BuiltScene, SkinnedBody, affine_from_pose};
+use glam::{Affine3A, Mat4, Quat, Vec3};
+use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
+use passerby_sim::gait::AnimationState;
+use passerby_sim::{External, Simulation};
+use passerby_world::{Transform, World};
+use std::collections::HashMap;
+
+/// Why the scene cannot follow a simulation.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LiveError {
+    /// An actor names a clip its model does not have.
+    #[error(
+        "actor `{actor}`: clip `{clip}` (from <{tag}>) is not in {model}; its clips: {available}"
+    )]
+    NoSuchClip {
+        /// The actor.
+        actor: String,
+        /// The tag that named it.
+        tag: &'static str,
+        /// The missing clip.
+        clip: String,
+        /// The model file.
+        model: String,
+        /// The clips the model has.
+        available: String,
+    },
+    /// A transform was set on a part the model does not have.
+    #[error("`{object}`: no part `{part}` in its model (parts are bones or named nodes: {some}…)")]
+    NoSuchPart {
+        /// The object.
+        object: String,
+        /// The part asked for.
+        part: String,
+        /// Some of the part names there are.
+        some: String,
+    },
+    /// An object of the simulation has no counterpart in the scene (a different world).
+    #[error("the simulation has no object `{0}` of the scene")]
+    Mismatch(String),
+}
+
+/// A skinned actor's animation resources.
+struct Animated {
+    body: SkinnedBody,
+    /// Clip name → index, for the clips the actor uses.
+    clips: HashMap<String, usize>,
+    /// Node name → index, for part transforms.
+    nodes: HashMap<String, usize>,
+    pose: Pose,
+    fading: Pose,
+    poser: Poser,
+    vertices: Vec<Vec3>,
+    to_assimp: Mat4,
+}
+
+/// A built scene kept in step with a simulation.
+pub struct LiveScene {
+    /// The scene and what each instance is.
+    pub built: BuiltScene,
+    animated: Vec<Animated>,
+}
+
+impl LiveScene {
+    /// Takes a scene built from `world` and checks that every skinned actor's clip names exist.
+    pub fn new(built: BuiltScene, world: &World) -> Result<LiveScene, LiveError> {
+        let mut animated = Vec::new();
+        for body in &built.skinned {
+            let model = &body.model;
+            let Some(actor) = world.actors.get(body.actor) else {
+                continue;
+            };
+            let mut clips = HashMap::new();
+            let wanted = [
+                ("animation_idle", Some(&actor.animation_idle)),
+                ("animation_walk", Some(&actor.animation_walk)),
+                ("animation_run", Some(&actor.animation_run)),
+                ("animation_turn", actor.animation_turn.as_ref()),
+            ];
+            if !model.clips.is_empty() {
+                for (tag, name) in wanted {
+                    let Some(name) = name else { continue };
+                    match model.clips.iter().position(|c| &c.name == name) {
+                        Some(i) => {
+                            clips.insert(name.clone(), i);
+                        }
+                        None => {
+                            return Err(LiveError::NoSuchClip {
+                                actor: actor.name.clone(),
+                                tag,
+                                clip: name.clone(),
+                                model: model.source.display().to_string(),
+                                available: model
+                                    .clips
+                                    .iter()
+                                    .map(|c| format!("'{}'", c.name))
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                            });
+                        }
+                    }
+                }
+            }
+            let nodes = model
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| !n.name.is_empty())
+                .map(|(i, n)| (n.name.clone(), i))
+                .collect();
+            animated.push(Animated {
+                body: body.clone(),
+                clips,
+                nodes,
+                pose: Pose::rest(model),
+                fading: Pose::rest(model),
+                poser: Poser::new(),
+                vertices: Vec::with_capacity(model.vertex_count()),
+                to_assimp: model.frame.assimp_from_file,
+            });
+        }
+        Ok(LiveScene { built, animated })
+    }
+
+    /// Places every movable instance and re-poses every skinned actor as the simulation stands
+    /// now, then commits the scene.
+    pub fn update(&mut self, sim: &Simulation) -> Result<(), LiveError> {
+        let scene = &mut self.built.scene;
+        for body in &self.built.bodies {
+            let pose = sim
+                .pose(&body.object)
+                .ok_or_else(|| LiveError::Mismatch(body.object.clone()))?;
+            let scale = sim
+                .external(&body.object)
+                .map_or(Vec3::ONE, |e| vec3(e.scale));
+            let world_from_object = affine_from_pose(&pose) * Affine3A::from_scale(scale);
+            for &(instance, object_from_mesh) in &body.instances {
+                scene.set_transform(instance, world_from_object * object_from_mesh);
+            }
+        }
+        for a in &mut self.animated {
+            let Some(actor) = sim.actors().get(a.body.actor) else {
+                return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
+            };
+            let model = a.body.model.clone();
+            sample(
+                &model,
+                &a.clips,
+                actor.animation(),
+                &mut a.pose,
+                &mut a.fading,
+            );
+            apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
+            a.poser.update(&model, &a.pose);
+            a.vertices.clear();
+            for mesh in &model.meshes {
+                let start = a.vertices.len();
+                a.vertices.resize(start + mesh.positions.len(), Vec3::ZERO);
+                a.poser
+                    .pose_mesh(&model, mesh, &mut a.vertices[start..], None);
+            }
+            for v in &mut a.vertices {
+                *v = a.to_assimp.transform_point3(*v);
+            }
+            scene.mesh_mut(a.body.mesh).update_vertices(&a.vertices);
+        }
+        scene.commit();
+        Ok(())
+    }
+}
+
+fn vec3(v: [f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+/// The pose of the current clip, blended from the fading one while a cross-fade runs.
+fn sample(
+    model: &Model,
+    clips: &HashMap<String, usize>,
+    state: &AnimationState,
+    pose: &mut Pose,
+    fading: &mut Pose,
+) {
+    let clip = |name: &str| clips.get(name).and_then(|&i| model.clips.get(i));
+    match clip(&state.current.clip) {
+        Some(c) => pose.sample(model, c, state.current.time as f32, Wrap::Loop),
+        None => *pose = Pose::rest(model),
+    }
+    if let Some((old, weight)) = &state.fading
+        && let Some(c) = clip(&old.clip)
+    {
+        fading.sample(model, c, old.time as f32, Wrap::Loop);
+        fading.blend_towards(pose, *weight as f32);
+        std::mem::swap(pose, fading);
+    }
+}
+
+/// Overrides the local transforms of the parts an external source set.
+fn apply_parts(
+    model: &Model,
+    nodes: &HashMap<String, usize>,
+    object: &str,
+    external: &External,
+    pose: &mut Pose,
+) -> Result<(), LiveError> {
+    for (part, t) in &external.parts {
+        let Some(&node) = nodes.get(part) else {
+            let mut names: Vec<&str> = model.nodes.iter().map(|n| n.name.as_str()).collect();
+            names.retain(|n| !n.is_empty());
+            names.truncate(12);
+            return Err(LiveError::NoSuchPart {
+                object: object.to_owned(),
+                part: part.clone(),
+                some: names.join(", "),
+            });
+        };
+        if let Some(local) = pose.locals.get_mut(node) {
+            *local = trs(t);
+        }
+    }
+    Ok(())
+}
+
+fn trs(t: &Transform) -> Trs {
+    let [yaw, pitch, roll] = t.yaw_pitch_roll.map(|a| a as f32);
+    Trs {
+        translation: vec3(t.translation),
+        rotation: Quat::from_rotation_z(yaw)
+            * Quat::from_rotation_y(pitch)
+            * Quat::from_rotation_x(roll),
+        scale: vec3(t.scale),
+    }
+}

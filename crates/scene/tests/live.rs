@@ -1,0 +1,159 @@
+//! The scene following the simulation: a skinned Walker on a path is hit where the simulation
+//! put it, with the very vertices its clip gives at that time; bodies move; bad clip and part
+//! names give errors that list what exists.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use glam::{Vec3, Vec3A};
+use passerby_assets::{ModelLibrary, Pose, Poser, Resolver, Wrap};
+use passerby_raycast::Ray;
+use passerby_scene::{LiveError, LiveScene, build_scene, rest_vertices};
+use passerby_sim::Simulation;
+use passerby_world::*;
+use std::path::{Path, PathBuf};
+
+fn walker_glb() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/characters/Walker.glb")
+}
+
+fn world_with_walker() -> World {
+    let visual = Visual {
+        model_uri: walker_glb().display().to_string(),
+        // glTF is +Y up: stand the model up in the Z-up world, as MVSim worlds do.
+        model_roll: 90f64.to_radians(),
+        ..Visual::default()
+    };
+    let waypoint = |x: f64| Waypoint {
+        pose: Pose3 {
+            x,
+            ..Pose3::default()
+        },
+        is_3d: false,
+        pause: 0.0,
+        animation: WaypointAnimation::Walk,
+    };
+    World {
+        actors: vec![Actor {
+            name: "walker".into(),
+            animation_idle: "Idle".into(),
+            animation_walk: "Walk".into(),
+            animation_run: "Run".into(),
+            visuals: vec![visual],
+            path: Some(ActorPath {
+                looped: false,
+                waypoints: vec![waypoint(20.0)],
+            }),
+            turning_rate: None,
+            ..Actor::default()
+        }],
+        blocks: vec![Block {
+            name: "crate".into(),
+            common: SimulableCommon {
+                init_pose: Pose3 {
+                    x: -5.0,
+                    ..Pose3::default()
+                },
+                ..SimulableCommon::default()
+            },
+            ..Block::default()
+        }],
+        ..World::default()
+    }
+}
+
+fn library() -> ModelLibrary {
+    ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ))
+}
+
+fn down_at(x: f32, y: f32) -> Ray {
+    Ray::new(Vec3A::new(x, y, 10.0), Vec3A::NEG_Z, 0.0, 100.0).unwrap()
+}
+
+#[test]
+fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
+    let world = world_with_walker();
+    let mut library = library();
+    let built = build_scene(&world, &mut library);
+    assert_eq!(built.skinned.len(), 1, "{:?}", built.warnings);
+    let model = built.skinned[0].model.clone();
+    let mut live = LiveScene::new(built, &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(2.0);
+    live.update(&sim).unwrap();
+    let actor = &sim.actors()[0];
+    let x = actor.pose.x as f32;
+    assert!((x - 2.8).abs() < 0.02, "walked 2 s at 1.4 m/s: {x}");
+    // A ray straight down onto the actor's head hits it near its height; one where it stood
+    // at the start hits nothing.
+    let hit = live
+        .built
+        .scene
+        .closest(&down_at(x, 0.0))
+        .expect("the actor is hit");
+    assert_eq!(live.built.objects[hit.instance as usize].name, "walker");
+    let top = 10.0 - hit.t;
+    assert!(top > 1.5 && top < 1.9, "top of the head at {top} m");
+    assert!(live.built.scene.closest(&down_at(0.0, 0.0)).is_none());
+    // The mesh holds the Walk clip's vertices at the actor's clip time, in assimp's frame.
+    let state = actor.animation();
+    assert_eq!(state.current.clip, "Walk");
+    let mut pose = Pose::rest(&model);
+    let walk = model.clip("Walk").unwrap();
+    pose.sample(&model, walk, state.current.time as f32, Wrap::Loop);
+    let expected: Vec<Vec3> = Poser::new()
+        .posed_vertices(&model, &pose)
+        .iter()
+        .map(|p| model.frame.assimp_from_file.transform_point3(*p))
+        .collect();
+    let rest = rest_vertices(&model);
+    assert_ne!(expected, rest, "the clip moves the body");
+    let mesh = live.built.scene.mesh(live.built.skinned[0].mesh);
+    assert_eq!(mesh.triangle_count(), model.triangle_count());
+    let got: Vec<Vec3> = mesh.vertices().iter().map(|v| Vec3::from(*v)).collect();
+    assert_eq!(got, expected);
+    mesh.validate().unwrap();
+    // The block moves with the simulation too.
+    sim.set_pose(
+        "crate",
+        Pose3 {
+            x: -5.0,
+            y: 7.0,
+            ..Pose3::default()
+        },
+    )
+    .unwrap();
+    sim.step();
+    live.update(&sim).unwrap();
+    let hit = live
+        .built
+        .scene
+        .closest(&down_at(-5.0, 7.0))
+        .expect("the crate");
+    assert_eq!(live.built.objects[hit.instance as usize].name, "crate");
+    assert!(live.built.scene.closest(&down_at(-5.0, 0.0)).is_none());
+}
+
+#[test]
+fn wrong_clip_and_part_names_are_errors_listing_what_exists() {
+    let mut world = world_with_walker();
+    world.actors[0].animation_run = "Sprint".into();
+    let built = build_scene(&world, &mut library());
+    let e = LiveScene::new(built, &world).err().unwrap();
+    let text = e.to_string();
+    assert!(matches!(e, LiveError::NoSuchClip { .. }), "{text}");
+    assert!(
+        text.contains("`Sprint`") && text.contains("'Walk'") && text.contains("animation_run"),
+        "{text}"
+    );
+    let world = world_with_walker();
+    let mut live = LiveScene::new(build_scene(&world, &mut library()), &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_transform("walker", Some("Head"), Transform::default())
+        .unwrap();
+    live.update(&sim).unwrap();
+    sim.set_transform("walker", Some("Tail"), Transform::default())
+        .unwrap();
+    let e = live.update(&sim).unwrap_err().to_string();
+    assert!(e.contains("`Tail`") && e.contains("Hips"), "{e}");
+}

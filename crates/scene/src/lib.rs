@@ -12,10 +12,12 @@
 //! Must not touch: how objects move (it reads poses and animation states from `passerby-sim`),
 //! sensors. Not yet built (listed in [`BuiltScene::warnings`] when a
 //! world has them): occupancy grids, point clouds, doors and windows cut into vertical planes,
-//! ramp and bump primitives, wheels.
+//! semi-cylinder bump primitives, wheels.
 
+mod ground;
 mod live;
 
+pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene};
 
 use glam::{Affine3A, Mat4, Vec3};
@@ -432,8 +434,14 @@ impl Builder<'_> {
                     &block.name,
                     class,
                 ),
-                GeometryKind::Ramp | GeometryKind::SemiCylinderBump => {
-                    b.warn("ramp and bump primitives are not built yet".into())
+                GeometryKind::Ramp => b.add(
+                    ramp(g.lx as f32, g.ly as f32, g.lz as f32),
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::SemiCylinderBump => {
+                    b.warn("semi-cylinder bump primitives are not built yet".into())
                 }
             },
             BlockShape::Polygon(pts) => {
@@ -508,6 +516,30 @@ fn prism(pts: &[[f32; 2]], z0: f32, z1: f32) -> TriangleMesh {
 }
 
 /// A wall of `thickness` along the segment `a`–`c`, from `z` up by `height`.
+/// A wedge over (0,0)-(lx,ly) rising along +X from z = 0 to z = lz (MVSim's ramp spans the same
+/// box as its box primitive).
+fn ramp(lx: f32, ly: f32, lz: f32) -> TriangleMesh {
+    let v = vec![
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(lx, 0.0, 0.0),
+        Vec3::new(lx, ly, 0.0),
+        Vec3::new(0.0, ly, 0.0),
+        Vec3::new(lx, 0.0, lz),
+        Vec3::new(lx, ly, lz),
+    ];
+    let t = vec![
+        [0, 2, 1], // bottom
+        [0, 3, 2],
+        [0, 1, 4], // sloped face is [0, 4, 5, 3]; sides and back:
+        [0, 4, 5],
+        [0, 5, 3],
+        [1, 2, 5],
+        [1, 5, 4],
+        [3, 5, 2],
+    ];
+    TriangleMesh::new(v, t)
+}
+
 fn wall_box(a: Vec3, c: Vec3, z: f32, height: f32, thickness: f32) -> TriangleMesh {
     let along = (c - a).normalize_or_zero();
     let side = Vec3::new(-along.y, along.x, 0.0) * (thickness / 2.0);

@@ -157,3 +157,62 @@ fn wrong_clip_and_part_names_are_errors_listing_what_exists() {
     let e = live.update(&sim).unwrap_err().to_string();
     assert!(e.contains("`Tail`") && e.contains("Hips"), "{e}");
 }
+
+#[test]
+fn actors_walk_up_a_ramp_found_by_casting_rays_down_and_ignore_the_ceiling() {
+    use passerby_scene::SceneGround;
+    let plane = |z| LabeledElement {
+        element: WorldElement::HorizontalPlane(HorizontalPlane {
+            extent: [-50.0, 50.0, -50.0, 50.0],
+            z,
+            color: Color::rgb(0, 0, 0),
+            enable_shadows: false,
+            cull_face: "NONE".into(),
+            texture: String::new(),
+            texture_size: [1.0, 1.0],
+        }),
+        label: None,
+    };
+    let mut world = world_with_walker();
+    world.actors[0].visuals.clear(); // the placeholder body is enough here
+    world.elements = vec![plane(0.0), plane(2.5)];
+    world.blocks = vec![Block {
+        name: "ramp".into(),
+        common: SimulableCommon {
+            init_pose: Pose3 {
+                x: 2.0,
+                y: -1.0,
+                ..Pose3::default()
+            },
+            ..SimulableCommon::default()
+        },
+        shape: BlockShape::Geometry(Geometry {
+            kind: GeometryKind::Ramp,
+            radius: 0.0,
+            length: 0.0,
+            lx: 4.0,
+            ly: 2.0,
+            lz: 1.0,
+            vertex_count: 10,
+        }),
+        ..Block::default()
+    }];
+    let built = build_scene(&world, &mut library());
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_ground(Box::new(SceneGround::new(&built, &world)));
+    let mut on_ramp = 0;
+    while sim.time() < 8.0 {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        let expected = if (2.0..6.0).contains(&p.x) {
+            on_ramp += 1;
+            (p.x - 2.0) / 4.0
+        } else {
+            0.0
+        };
+        assert!((p.z - expected).abs() < 1e-4, "{p:?}");
+    }
+    assert!(on_ramp > 500, "{on_ramp} steps on the ramp");
+    assert!(sim.contacts().is_empty());
+}

@@ -11,9 +11,13 @@
 //! steps ([`Simulation::set_transform`]) or replayed from timed rows ([`Simulation::set_replay`]);
 //! what was applied stays readable ([`Simulation::external`]).
 //!
-//! Not yet here (issue 5 continues): contacts between actors and vehicles or blocks, and wheel
-//! dynamics (vehicles track velocity commands ideally; [`Simulation::notices`] says so).
+//! Actors are kinematic, but when one starts touching a vehicle, a block or a wall of terrain the
+//! step reports a [`Contact`].
+//!
+//! Not yet here: wheel dynamics (vehicles track velocity commands ideally;
+//! [`Simulation::notices`] says so).
 
+pub mod contacts;
 pub mod controllers;
 pub mod gait;
 pub mod ground;
@@ -21,6 +25,7 @@ pub mod keyframes;
 pub mod path;
 pub mod replay;
 
+use contacts::Footprint;
 use controllers::{Circle, Controller, Keyframed, Motion, Straight, Walker, Wander};
 use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
@@ -171,12 +176,13 @@ pub struct SimOptions {
     pub seed: u64,
 }
 
-/// Something that touched something else during a step.
+/// An actor that started touching something during a step (reported once per touch, when it
+/// begins).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contact {
     /// Simulated time at the end of the step, seconds.
     pub time: f64,
-    /// The object that was stopped (an actor).
+    /// The actor.
     pub object: String,
     /// What it touched: another object's name, or `ground` for a wall of terrain.
     pub other: String,
@@ -199,6 +205,12 @@ pub struct Simulation {
     set_since_step: HashSet<(String, Option<String>)>,
     warnings: Vec<String>,
     replay: Option<Replay>,
+    vehicle_footprints: Vec<Footprint>,
+    block_footprints: Vec<Option<Footprint>>,
+    /// Per actor: capsule radius and height.
+    actor_capsules: Vec<(f64, f64)>,
+    /// (actor, other) pairs touching after the last step.
+    touching: HashSet<(usize, String)>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -292,6 +304,14 @@ impl Simulation {
             set_since_step: HashSet::new(),
             warnings: Vec::new(),
             replay: None,
+            vehicle_footprints: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
+            block_footprints: world.blocks.iter().map(Footprint::of_block).collect(),
+            actor_capsules: world
+                .actors
+                .iter()
+                .map(|a| (a.collision_radius, a.collision_height))
+                .collect(),
+            touching: HashSet::new(),
         })
     }
 
@@ -548,7 +568,9 @@ impl Simulation {
                 b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
             }
         }
-        for a in &mut self.actors {
+        // (actor, other, where) for everything touching after this step.
+        let mut touching: Vec<(usize, String, [f64; 3])> = Vec::new();
+        for (index, a) in self.actors.iter_mut().enumerate() {
             let previous_z = a.pose.z;
             a.motion = match (&mut a.controller, a.held) {
                 (Some(c), false) => c.step(dt, &mut a.pose),
@@ -559,20 +581,56 @@ impl Simulation {
                     Ok(z) => a.pose.z = z,
                     Err(rise) => {
                         a.pose.z = previous_z;
-                        self.contacts.push(Contact {
-                            time: t,
-                            object: a.name.clone(),
-                            other: "ground".into(),
-                            point: [a.pose.x, a.pose.y, previous_z + rise],
-                        });
+                        let point = [a.pose.x, a.pose.y, previous_z + rise];
+                        touching.push((index, "ground".into(), point));
                     }
                 }
             }
             a.speed = a.motion.speed;
             a.gait.step(dt, a.motion.speed, a.motion.yaw_rate);
         }
+        self.find_touches(&mut touching);
+        let mut now = HashSet::with_capacity(touching.len());
+        for (actor, other, point) in touching {
+            let key = (actor, other);
+            if !self.touching.contains(&key) {
+                self.contacts.push(Contact {
+                    time: t,
+                    object: self.actors[actor].name.clone(),
+                    other: key.1.clone(),
+                    point,
+                });
+            }
+            now.insert(key);
+        }
+        self.touching = now;
         self.steps += 1;
         self.set_since_step.clear();
+    }
+
+    /// Adds every (actor, vehicle or block) pair touching now.
+    fn find_touches(&self, out: &mut Vec<(usize, String, [f64; 3])>) {
+        for (i, a) in self.actors.iter().enumerate() {
+            let (radius, height) = self.actor_capsules[i];
+            let p = &a.pose;
+            let vehicles = self
+                .vehicles
+                .iter()
+                .zip(&self.vehicle_footprints)
+                .map(|(v, f)| (&v.name, &v.pose, Some(f)));
+            let blocks = self
+                .blocks
+                .iter()
+                .zip(&self.block_footprints)
+                .map(|(b, f)| (&b.name, &b.pose, f.as_ref()));
+            for (name, pose, footprint) in vehicles.chain(blocks) {
+                if let Some(point) =
+                    footprint.and_then(|f| f.touch(pose, p.x, p.y, p.z, radius, height))
+                {
+                    out.push((i, name.clone(), point));
+                }
+            }
+        }
     }
 
     /// Steps until the simulated time reaches `t` (to within half a step).

@@ -649,3 +649,52 @@ fn replayed_commands_drive_vehicles_from_their_times() {
         Err(SimError::UnknownObject("nobody".into()))
     );
 }
+
+#[test]
+fn an_actor_walking_into_a_vehicle_or_block_reports_one_contact_where_it_begins() {
+    use passerby_world::{Block, SimulableCommon, Vehicle};
+    let mut world = walker(vec![(10.0, 0.0, 0.0, 0.0)], false);
+    let at = |x: f64, y: f64| SimulableCommon {
+        init_pose: Pose3 {
+            x,
+            y,
+            ..Pose3::default()
+        },
+        ..SimulableCommon::default()
+    };
+    let mut robot = Vehicle {
+        name: "robot".into(),
+        common: at(5.0, 0.0),
+        ..Vehicle::default()
+    };
+    robot.dynamics.chassis.shape = Some(vec![[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]);
+    (robot.dynamics.chassis.zmin, robot.dynamics.chassis.zmax) = (0.05, 0.5);
+    world.vehicles.push(robot);
+    world.blocks.push(Block {
+        name: "ghost".into(),
+        common: at(7.0, 0.0),
+        intangible: true,
+        ..Block::default()
+    });
+    world.blocks.push(Block {
+        name: "aside".into(),
+        common: at(8.0, 1.5),
+        ..Block::default()
+    });
+    let mut sim = Simulation::new(&world).unwrap();
+    let mut contacts = Vec::new();
+    while sim.time() < 10.0 {
+        sim.step();
+        contacts.extend(sim.contacts().iter().cloned());
+    }
+    assert_eq!(contacts.len(), 1, "{contacts:?}");
+    let c = &contacts[0];
+    assert_eq!((c.object.as_str(), c.other.as_str()), ("walker", "robot"));
+    // The capsule (radius 0.3) meets the chassis's near face (x = 4.7) when its axis is at 4.4.
+    assert!(
+        (c.point[0] - 4.7).abs() < 1e-9 && c.point[1].abs() < 1e-9,
+        "{c:?}"
+    );
+    assert!((c.time - 4.4 / 1.4).abs() <= sim.timestep() + 1e-9, "{c:?}");
+    assert!(c.point[2] > 0.05 && c.point[2] < 0.5);
+}

@@ -160,6 +160,13 @@ impl Loader<'_> {
                 .error(el.span, "`<path>` without any `<waypoint>`");
             return None;
         }
+        if looped && waypoints.len() == 1 {
+            self.diags.warning(
+                el.span,
+                "a looping `<path>` with a single `<waypoint>`: the actor walks there and stays \
+                 (give two or more waypoints to walk back and forth)",
+            );
+        }
         Some(ActorPath { looped, waypoints })
     }
 

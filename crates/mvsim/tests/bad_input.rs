@@ -292,6 +292,13 @@ fn semantic_mistakes() {
         &loaded,
         "w.xml:2:78: error: `<path>` without any `<waypoint>`",
     );
+    let loaded = load(
+        "<actor name=\"a\"><init_pose>0 0 0</init_pose><path><waypoint>1 0 0</waypoint></path></actor>",
+    );
+    assert_diag(
+        &loaded,
+        "w.xml:2:45: warning: a looping `<path>` with a single `<waypoint>`: the actor walks there and stays (give two or more waypoints to walk back and forth)",
+    );
     let loaded = load("<element class=\"terrain\"/>");
     assert_diag(
         &loaded,

@@ -698,3 +698,67 @@ fn an_actor_walking_into_a_vehicle_or_block_reports_one_contact_where_it_begins(
     assert!((c.time - 4.4 / 1.4).abs() <= sim.timestep() + 1e-9, "{c:?}");
     assert!(c.point[2] > 0.05 && c.point[2] < 0.5);
 }
+
+#[test]
+fn sensors_are_due_at_multiples_of_their_period_stamped_with_the_step_end() {
+    let world = warehouse();
+    let mut sim = Simulation::new(&world).unwrap();
+    let mut stamps: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    while sim.time() < 1.0 - 1e-9 {
+        sim.step();
+        for s in sim.sensors_due() {
+            assert_eq!(s.vehicle.as_deref(), Some("r1"));
+            stamps.entry(s.name.clone()).or_default().push(sim.time());
+        }
+    }
+    assert_eq!(stamps.len(), 3, "{stamps:?}");
+    for (name, times) in &stamps {
+        assert_eq!(times.len(), 10, "{name}: {times:?}");
+        for (k, t) in times.iter().enumerate() {
+            assert!((t - 0.1 * (k + 1) as f64).abs() < 1e-9, "{name}: {times:?}");
+        }
+    }
+    // A step longer than a period: once per step, with one warning per sensor.
+    let options = SimOptions {
+        timestep: Some(0.25),
+        seed: 0,
+    };
+    let mut slow = Simulation::with_options(&world, &options).unwrap();
+    slow.run_until(1.0);
+    assert_eq!(slow.sensors_due().len(), 3);
+    assert_eq!(slow.take_warnings().len(), 3);
+}
+
+#[test]
+fn actors_follow_an_elevation_map_of_the_world() {
+    // Rows run along +X: heights 0, 1, 2 m at x = -1, 0, 1 (a map centred on the origin).
+    let xml = r#"<mvsim_world version="1.0">
+      <element class="elevation_map">
+        <elevation_data_matrix>[0 0 0; 1 1 1; 2 2 2]</elevation_data_matrix>
+        <resolution>1</resolution>
+      </element>
+      <actor name="hiker">
+        <init_pose>-0.9 0 0</init_pose>
+        <turning_rate>0</turning_rate>
+        <path loop="false"><waypoint>0.9 0 0</waypoint></path>
+      </actor>
+    </mvsim_world>"#;
+    let loaded = passerby_mvsim::load_world_str(
+        Path::new("inline.world.xml"),
+        xml.into(),
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.world.unwrap();
+    assert_eq!(world.elevations_at_unsorted(0.5, 0.0), vec![1.5]);
+    let mut sim = Simulation::new(&world).unwrap();
+    let mut steps = 0;
+    while sim.time() < 2.0 {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        // 1.4 m/s up a 100 % slope rises 7 mm per step: a stair, not a wall.
+        assert!((p.z - (p.x + 1.0)).abs() < 1e-9, "{p:?}");
+        steps += 1;
+    }
+    assert!(steps > 100 && sim.contacts().is_empty());
+    assert!((sim.actors()[0].pose.x - 0.9).abs() < 1e-9);
+}

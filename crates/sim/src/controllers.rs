@@ -10,8 +10,12 @@
 //!   not). The actor starts on the circle, to the right of the start point as it faces.
 //! - [`Keyframed`]: MVSim's keyframe animation of any object, for an actor without path or
 //!   behavior; its speed for the gait is measured from its displacement.
-//! - [`Wander`]: walks to random goals within `radius` of the start, pausing 0-2 s at each;
-//!   goals come from the actor's own seeded generator, so a seed gives one walk.
+//! - [`Wander`]: walks to random goals within `radius` of the start (or, for a MAVS crowd
+//!   member, inside a box), pausing 0-2 s at each; goals come from the actor's own seeded
+//!   generator, so a seed gives one walk (MAVS draws from the shared C `rand()`, concurrently
+//!   for crowds, and so is not repeatable).
+//! - [`MavsWaypoints`]: MAVS's waypoint paths: straight at each point in turn, the next one
+//!   targeted within `2·speed·dt`, looping for ever.
 
 use crate::path::{Gaits, PathFollower, wrap};
 use passerby_world::{ActorPath, KeyframeAnimation, Pose3, Waypoint, WaypointAnimation};
@@ -197,11 +201,36 @@ impl Controller for Circle {
     }
 }
 
-/// Random goals within a disc, one path segment at a time.
+/// Where a wanderer draws its goals.
+#[derive(Clone, Copy, Debug)]
+pub enum Region {
+    /// A disc about a centre (x, y) of a radius.
+    Disc([f64; 2], f64),
+    /// An axis-aligned box, lower and upper corners (x, y).
+    Box([f64; 2], [f64; 2]),
+}
+
+impl Region {
+    fn draw(&self, rng: &mut ChaCha8Rng) -> (f64, f64) {
+        match *self {
+            Region::Disc([cx, cy], radius) => {
+                // Uniform in the disc: sqrt of a uniform radius fraction.
+                let r = radius * rng.random::<f64>().sqrt();
+                let a = rng.random::<f64>() * TAU;
+                (cx + r * a.cos(), cy + r * a.sin())
+            }
+            Region::Box([x0, y0], [x1, y1]) => (
+                x0 + (x1 - x0) * rng.random::<f64>(),
+                y0 + (y1 - y0) * rng.random::<f64>(),
+            ),
+        }
+    }
+}
+
+/// Random goals within a region, one path segment at a time.
 #[derive(Debug)]
 pub struct Wander {
-    home: Pose3,
-    radius: f64,
+    region: Region,
     speed: f64,
     gaits: Gaits,
     rng: ChaCha8Rng,
@@ -209,13 +238,13 @@ pub struct Wander {
 }
 
 impl Wander {
-    /// A wanderer about `home`, drawing from a generator seeded with `seed`.
-    pub fn new(home: Pose3, radius: f64, speed: f64, gaits: Gaits, seed: u64) -> Wander {
+    /// A wanderer starting at `start`, drawing goals in `region` from a generator seeded with
+    /// `seed`.
+    pub fn new(start: Pose3, region: Region, speed: f64, gaits: Gaits, seed: u64) -> Wander {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let leg = Self::next_leg(&mut rng, &home, radius, speed, gaits, home);
+        let leg = Self::next_leg(&mut rng, region, speed, gaits, start);
         Wander {
-            home,
-            radius,
+            region,
             speed,
             gaits,
             rng,
@@ -225,17 +254,13 @@ impl Wander {
 
     fn next_leg(
         rng: &mut ChaCha8Rng,
-        home: &Pose3,
-        radius: f64,
+        region: Region,
         speed: f64,
         gaits: Gaits,
         from: Pose3,
     ) -> PathFollower {
-        // Uniform in the disc: sqrt of a uniform radius fraction.
-        let r = radius * rng.random::<f64>().sqrt();
-        let a = rng.random::<f64>() * TAU;
+        let (x, y) = region.draw(rng);
         let pause = rng.random::<f64>() * 2.0;
-        let (x, y) = (home.x + r * a.cos(), home.y + r * a.sin());
         let goal = Waypoint {
             pose: Pose3 {
                 x,
@@ -266,14 +291,7 @@ impl Wander {
 impl Controller for Wander {
     fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
         if self.leg.finished() {
-            self.leg = Self::next_leg(
-                &mut self.rng,
-                &self.home,
-                self.radius,
-                self.speed,
-                self.gaits,
-                *pose,
-            );
+            self.leg = Self::next_leg(&mut self.rng, self.region, self.speed, self.gaits, *pose);
         }
         self.leg.step(dt, pose)
     }
@@ -314,5 +332,49 @@ impl Controller for Keyframed {
         };
         *pose = next;
         motion
+    }
+}
+
+/// MAVS's waypoint following.
+#[derive(Clone, Debug)]
+pub struct MavsWaypoints {
+    points: Vec<[f64; 2]>,
+    speed: f64,
+    target: usize,
+}
+
+impl MavsWaypoints {
+    /// Heads for the first point (MAVS starts at it: the caller places the actor there).
+    pub fn new(points: Vec<[f64; 2]>, speed: f64) -> MavsWaypoints {
+        MavsWaypoints {
+            target: usize::from(points.len() > 1),
+            points,
+            speed,
+        }
+    }
+}
+
+impl Controller for MavsWaypoints {
+    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion {
+        let Some(&[tx, ty]) = self.points.get(self.target) else {
+            return Motion::default();
+        };
+        let (dx, dy) = (tx - pose.x, ty - pose.y);
+        let distance = dx.hypot(dy);
+        if distance < 2.0 * self.speed * dt {
+            self.target = (self.target + 1) % self.points.len();
+        }
+        if distance == 0.0 {
+            return Motion::default();
+        }
+        let yaw_before = pose.yaw;
+        let travel = (self.speed * dt).min(distance);
+        pose.x += dx / distance * travel;
+        pose.y += dy / distance * travel;
+        pose.yaw = dy.atan2(dx);
+        Motion {
+            speed: travel / dt,
+            yaw_rate: wrap(pose.yaw - yaw_before) / dt,
+        }
     }
 }

@@ -27,7 +27,9 @@ pub mod replay;
 pub mod schedule;
 
 use contacts::Footprint;
-use controllers::{Circle, Controller, Keyframed, Motion, Straight, Walker, Wander};
+use controllers::{
+    Circle, Controller, Keyframed, MavsWaypoints, Motion, Region, Straight, Walker, Wander,
+};
 use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
 use passerby_world::{
@@ -704,7 +706,18 @@ fn actor_state(a: &Actor, seed: u64) -> Result<ActorState, SimError> {
             Some(Box::new(circle))
         }
         (_, Some(Behavior::Wander { speed, radius })) => {
-            Some(Box::new(Wander::new(pose, *radius, *speed, gaits, seed)))
+            let region = Region::Disc([pose.x, pose.y], *radius);
+            Some(Box::new(Wander::new(pose, region, *speed, gaits, seed)))
+        }
+        (_, Some(Behavior::WanderInBox { speed, min, max })) => {
+            let region = Region::Box(*min, *max);
+            Some(Box::new(Wander::new(pose, region, *speed, gaits, seed)))
+        }
+        (_, Some(Behavior::Waypoints { speed, points })) => {
+            if let Some(&[x, y]) = points.first() {
+                (pose.x, pose.y) = (x, y);
+            }
+            Some(Box::new(MavsWaypoints::new(points.clone(), *speed)))
         }
         _ => a
             .common

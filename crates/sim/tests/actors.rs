@@ -762,3 +762,58 @@ fn actors_follow_an_elevation_map_of_the_world() {
     assert!(steps > 100 && sim.contacts().is_empty());
     assert!((sim.actors()[0].pose.x - 0.9).abs() < 1e-9);
 }
+
+#[test]
+fn mavs_waypoint_paths_loop_at_constant_speed_and_crowd_members_stay_in_their_box() {
+    use passerby_world::Behavior;
+    let square = vec![[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]];
+    let mut sim = behaving(
+        Behavior::Waypoints {
+            speed: 2.0,
+            points: square,
+        },
+        0,
+    );
+    assert_eq!((sim.actors()[0].pose.x, sim.actors()[0].pose.y), (0.0, 0.0));
+    let (mut corners, mut near_corner) = (0, false);
+    let mut last = (0.0, 0.0);
+    while sim.time() < 16.0 {
+        sim.step();
+        let p = sim.actors()[0].pose;
+        // On the square's edges (MAVS retargets within 2·speed·dt of a point: corners are cut
+        // by at most 4 cm), moving 2 cm per 10 ms step.
+        let on_edge = [p.x, p.y]
+            .iter()
+            .any(|v| v.abs() < 0.04 || (v - 4.0).abs() < 0.04);
+        assert!(on_edge, "{p:?}");
+        let moved = (p.x - last.0).hypot(p.y - last.1);
+        assert!(moved <= 0.02 + 1e-9, "{moved}");
+        let near = (p.x - 4.0).hypot(p.y - 4.0) < 0.05;
+        corners += usize::from(near && !near_corner);
+        near_corner = near;
+        last = (p.x, p.y);
+    }
+    assert_eq!(
+        corners, 2,
+        "two laps of 16 m in 16 s pass the far corner twice"
+    );
+    let mut crowd = behaving(
+        Behavior::WanderInBox {
+            speed: 1.4,
+            min: [-3.0, 10.0],
+            max: [3.0, 12.0],
+        },
+        5,
+    );
+    while crowd.time() < 60.0 {
+        crowd.step();
+        let p = crowd.actors()[0].pose;
+        // It starts at the origin, walks into the box and never leaves it.
+        if crowd.time() > 15.0 {
+            assert!(
+                (-3.0..=3.0).contains(&p.x) && (10.0..=12.0).contains(&p.y),
+                "{p:?}"
+            );
+        }
+    }
+}

@@ -532,6 +532,23 @@ pub enum Behavior {
         /// Metres.
         radius: f64,
     },
+    /// A member of a MAVS `crowd`: random walk to goals inside an axis-aligned box (seeded).
+    WanderInBox {
+        /// m/s.
+        speed: f64,
+        /// Lower corner (x, y), metres.
+        min: [f64; 2],
+        /// Upper corner (x, y), metres.
+        max: [f64; 2],
+    },
+    /// A MAVS waypoint path: towards each point in turn at constant speed, heading along the
+    /// way, looping for ever, no pauses or blends (MAVS's `MoveToWaypoint`).
+    Waypoints {
+        /// m/s.
+        speed: f64,
+        /// (x, y) points, metres, at least one.
+        points: Vec<[f64; 2]>,
+    },
 }
 
 #[cfg(test)]

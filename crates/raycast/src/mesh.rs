@@ -217,6 +217,11 @@ impl TriangleMesh {
         &self.vertices
     }
 
+    /// The triangles (vertex indices).
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
     /// Number of triangles.
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()

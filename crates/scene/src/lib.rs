@@ -35,7 +35,16 @@ pub struct SceneObject {
     pub name: String,
     /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`).
     pub class: String,
+    /// The object's instance id for labels: 1 and up in build order (elements, walls, blocks,
+    /// vehicles, actors), shared by all the object's scene instances; 0 means nothing.
+    pub id: u32,
+    /// The class's id in [`BuiltScene::classes`] (0 means nothing).
+    pub class_id: u16,
 }
+
+/// The built-in semantic classes, with ids 1 to 5; `<label>` classes follow in order of first
+/// use. Id 0 is "nothing" (sky, no return).
+pub const BUILTIN_CLASSES: [&str; 5] = ["ground", "wall", "static", "vehicle", "pedestrian"];
 
 /// A movable object's instances: `(instance, object_from_mesh)` each, so that the instance's
 /// transform is `world_from_object · object_from_mesh` wherever the object goes.
@@ -72,6 +81,8 @@ pub struct BuiltScene {
     pub bodies: Vec<Body>,
     /// Actors with skinned models.
     pub skinned: Vec<SkinnedBody>,
+    /// Class names by id (index 0 is `""`: nothing).
+    pub classes: Vec<String>,
     /// What could not be built (each once).
     pub warnings: Vec<String>,
     /// Seconds spent building the BVHs of model meshes (the rest of a build is file loading).
@@ -96,6 +107,8 @@ struct Builder<'l> {
     model_bvh_seconds: f64,
     bodies: Vec<Body>,
     skinned: Vec<SkinnedBody>,
+    classes: Vec<String>,
+    object_ids: HashMap<String, u32>,
 }
 
 impl Builder<'_> {
@@ -109,9 +122,20 @@ impl Builder<'_> {
 
     fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) -> u32 {
         let instance = self.scene.add_instance(id, world_from_mesh);
+        let next = self.object_ids.len() as u32 + 1;
+        let object_id = *self.object_ids.entry(name.to_owned()).or_insert(next);
+        let class_id = match self.classes.iter().position(|c| c == class) {
+            Some(i) => i as u16,
+            None => {
+                self.classes.push(class.to_owned());
+                (self.classes.len() - 1) as u16
+            }
+        };
         self.objects.push(SceneObject {
             name: name.to_owned(),
             class: class.to_owned(),
+            id: object_id,
+            class_id,
         });
         instance
     }
@@ -251,6 +275,11 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         model_bvh_seconds: 0.0,
         bodies: Vec::new(),
         skinned: Vec::new(),
+        classes: std::iter::once("")
+            .chain(BUILTIN_CLASSES)
+            .map(str::to_owned)
+            .collect(),
+        object_ids: HashMap::new(),
     };
     for (i, e) in world.elements.iter().enumerate() {
         let name = format!("element{}", i + 1);
@@ -390,6 +419,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         warnings: b.warnings,
         bodies: b.bodies,
         skinned: b.skinned,
+        classes: b.classes,
     }
 }
 

@@ -1,13 +1,23 @@
-//! Sensors: what each sensor class measures and how. Today: the ray patterns of range
-//! sensors, in the sensor's frame and placed in the world.
+//! Sensors: what each sensor class measures and how, from the simulation's state and the
+//! ray-casting scene of the same instant.
 //!
 //! Owns: scan geometry (beam elevations and column azimuths of `lidar3d`, the fan of `laser`),
 //! ordering conventions (MVSim's: lidar columns from +180° downwards, rings ascending from the
-//! lowest beam; laser rays counter-clockwise from −fov/2). Must not touch: scene building,
-//! recording.
+//! lowest beam; laser rays counter-clockwise from −fov/2), timing within a step, noise (each
+//! sensor's own seeded generator), and the observations handed to sinks. Must not touch: how
+//! objects move, scene building, recording formats.
+
+pub mod flat;
+pub mod laser;
+pub mod lidar;
+pub mod noise;
+mod rig;
+
+pub use rig::{Observation, Rig};
 
 use glam::{Affine3A, Vec3A};
-use passerby_raycast::Ray;
+use passerby_raycast::{Ray, Scene};
+use passerby_scene::SceneObject;
 pub use passerby_scene::affine_from_pose;
 use passerby_world::{Sensor, SensorKind};
 
@@ -55,6 +65,86 @@ pub fn scan_rays(sensor: &Sensor, world_from_sensor: &Affine3A) -> Vec<Ray> {
     dirs.iter()
         .filter_map(|d| Ray::new(origin, world_from_sensor.transform_vector3a(*d), min, max).ok())
         .collect()
+}
+
+/// The scene of one instant as sensors see it: geometry plus what each instance is.
+#[derive(Clone, Copy)]
+pub struct SceneView<'a> {
+    /// The committed scene.
+    pub scene: &'a Scene,
+    /// Per instance.
+    pub objects: &'a [SceneObject],
+}
+
+/// What a beam hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    /// Distance along the (unit) beam, metres.
+    pub t: f32,
+    /// Unit geometric normal, world frame.
+    pub normal: Vec3A,
+    /// Instance id of the object.
+    pub instance: u32,
+    /// Class id of the object.
+    pub label: u16,
+}
+
+/// How far past an ignored hit a beam continues (metres).
+const PASS_THROUGH: f32 = 1e-4;
+
+impl SceneView<'_> {
+    /// Casts unit directions from `origin` up to `max_range`; hits on the object named
+    /// `ignore` (the sensor's own vehicle) are passed through. The result does not depend on
+    /// the thread count.
+    pub fn cast(
+        &self,
+        origin: Vec3A,
+        dirs: &[Vec3A],
+        max_range: f32,
+        ignore: Option<&str>,
+    ) -> Vec<Option<Target>> {
+        let rays: Vec<Ray> = dirs
+            .iter()
+            .map(|d| Ray {
+                origin,
+                dir: *d,
+                t_min: 0.0,
+                t_max: max_range,
+            })
+            .collect();
+        let mut hits = vec![None; rays.len()];
+        self.scene.closest_batch(&rays, &mut hits);
+        hits.iter()
+            .zip(&rays)
+            .map(|(hit, ray)| {
+                let mut hit = *hit;
+                // Past the ignored body, a few times at most (it may be hit on entry and exit).
+                for _ in 0..16 {
+                    let h = hit?;
+                    let object = self.objects.get(h.instance as usize)?;
+                    if ignore != Some(object.name.as_str()) {
+                        break;
+                    }
+                    let again = Ray {
+                        t_min: h.t + PASS_THROUGH,
+                        ..*ray
+                    };
+                    hit = self.scene.closest(&again);
+                }
+                let h = hit?;
+                let object = self.objects.get(h.instance as usize)?;
+                if ignore == Some(object.name.as_str()) {
+                    return None;
+                }
+                Some(Target {
+                    t: h.t,
+                    normal: h.normal,
+                    instance: object.id,
+                    label: object.class_id,
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,227 @@
+//! The world as MVSim's cheap 2D laser mode sees it: footprints in the horizontal plane, whatever
+//! the heights. Walls (`<walls>` segments and vertical planes, with their thickness), blocks that
+//! are not intangible, vehicles (chassis) and, unlike MVSim (whose actors have no collision body),
+//! actors' collision circles. With `bodies_visible = false` only walls are seen. Occupancy grids
+//! are not decoded yet (the scene warns about them).
+
+use crate::{SceneView, Target};
+use glam::{Vec2, Vec3A};
+use passerby_sim::Simulation;
+use passerby_sim::contacts::{Footprint, Shape};
+use passerby_world::{Pose3, WallSource, World, WorldElement};
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+enum Outline {
+    /// Closed polygon, world frame.
+    Polygon(Vec<Vec2>),
+    Circle(Vec2, f32),
+}
+
+#[derive(Clone, Debug)]
+struct Item {
+    outline: Outline,
+    /// Object name (to ignore the sensor's own vehicle).
+    name: String,
+    instance: u32,
+    label: u16,
+}
+
+/// Footprints at one instant.
+#[derive(Clone, Debug, Default)]
+pub struct FlatWorld {
+    items: Vec<Item>,
+}
+
+/// The static outlines of a world (walls), built once.
+#[derive(Clone, Debug, Default)]
+pub struct FlatStatics {
+    walls: Vec<(Vec<Vec2>, String)>,
+    vehicles: Vec<Footprint>,
+    blocks: Vec<Option<Footprint>>,
+    actors: Vec<f64>,
+}
+
+fn thick_segment(a: Vec2, b: Vec2, thickness: f32) -> Vec<Vec2> {
+    let along = (b - a).normalize_or_zero();
+    let side = Vec2::new(-along.y, along.x) * (thickness / 2.0).max(1e-3);
+    vec![a - side, b - side, b + side, a + side]
+}
+
+impl FlatStatics {
+    /// The walls, footprints and actor radii of `world`.
+    pub fn new(world: &World) -> FlatStatics {
+        let mut walls = Vec::new();
+        for (i, w) in world.walls.iter().enumerate() {
+            if let WallSource::Polyline(points) = &w.source {
+                let s = w.scale as f32;
+                for seg in points.windows(2) {
+                    let a = Vec2::new(seg[0][0] as f32, seg[0][1] as f32) * s;
+                    let b = Vec2::new(seg[1][0] as f32, seg[1][1] as f32) * s;
+                    walls.push((
+                        thick_segment(a, b, w.thickness as f32),
+                        format!("walls{}", i + 1),
+                    ));
+                }
+            }
+        }
+        for (i, e) in world.elements.iter().enumerate() {
+            if let WorldElement::VerticalPlane(p) = &e.element {
+                let a = Vec2::new(p.start[0] as f32, p.start[1] as f32);
+                let b = Vec2::new(p.end[0] as f32, p.end[1] as f32);
+                let mut outline = thick_segment(a, b, p.thickness as f32);
+                if let Some(pose) = &p.init_pose {
+                    outline = outline.iter().map(|q| place(pose, *q)).collect();
+                }
+                walls.push((outline, format!("element{}", i + 1)));
+            }
+        }
+        FlatStatics {
+            walls,
+            vehicles: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
+            blocks: world.blocks.iter().map(Footprint::of_block).collect(),
+            actors: world.actors.iter().map(|a| a.collision_radius).collect(),
+        }
+    }
+
+    /// Everything at the simulation's current poses; ids and classes from the scene.
+    pub fn at(&self, sim: &Simulation, view: &SceneView<'_>, bodies_visible: bool) -> FlatWorld {
+        let ids: HashMap<&str, (u32, u16)> = view
+            .objects
+            .iter()
+            .map(|o| (o.name.as_str(), (o.id, o.class_id)))
+            .collect();
+        let mut items = Vec::new();
+        let mut push = |outline: Outline, name: &str| {
+            let (instance, label) = ids.get(name).copied().unwrap_or((0, 0));
+            items.push(Item {
+                outline,
+                name: name.to_owned(),
+                instance,
+                label,
+            });
+        };
+        for (outline, name) in &self.walls {
+            push(Outline::Polygon(outline.clone()), name);
+        }
+        if bodies_visible {
+            let footprints = sim
+                .vehicles()
+                .iter()
+                .zip(&self.vehicles)
+                .map(|(v, f)| (&v.name, &v.pose, Some(f)))
+                .chain(
+                    sim.blocks()
+                        .iter()
+                        .zip(&self.blocks)
+                        .map(|(b, f)| (&b.name, &b.pose, f.as_ref())),
+                );
+            for (name, pose, footprint) in footprints {
+                let Some(f) = footprint else { continue };
+                let outline = match &f.shape {
+                    Shape::Polygon(pts) => Outline::Polygon(
+                        pts.iter()
+                            .map(|p| place(pose, Vec2::new(p[0] as f32, p[1] as f32)))
+                            .collect(),
+                    ),
+                    Shape::Circle(r) => Outline::Circle(place(pose, Vec2::ZERO), *r as f32),
+                };
+                push(outline, name);
+            }
+            for (a, r) in sim.actors().iter().zip(&self.actors) {
+                push(
+                    Outline::Circle(Vec2::new(a.pose.x as f32, a.pose.y as f32), *r as f32),
+                    &a.name,
+                );
+            }
+        }
+        FlatWorld { items }
+    }
+}
+
+fn place(pose: &Pose3, p: Vec2) -> Vec2 {
+    let (s, c) = (pose.yaw as f32).sin_cos();
+    Vec2::new(
+        pose.x as f32 + c * p.x - s * p.y,
+        pose.y as f32 + s * p.x + c * p.y,
+    )
+}
+
+impl FlatWorld {
+    /// The nearest footprint along each beam (its horizontal direction), within `max_range`
+    /// (measured in the plane); `ignore` names the sensor's own vehicle.
+    pub fn cast(
+        &self,
+        origin: Vec3A,
+        dirs: &[Vec3A],
+        max_range: f32,
+        ignore: Option<&str>,
+    ) -> Vec<Option<Target>> {
+        let o = Vec2::new(origin.x, origin.y);
+        dirs.iter()
+            .map(|d| {
+                let d = Vec2::new(d.x, d.y).normalize_or_zero();
+                if d == Vec2::ZERO {
+                    return None;
+                }
+                let mut best: Option<(f32, Vec2, &Item)> = None;
+                for item in self
+                    .items
+                    .iter()
+                    .filter(|i| ignore != Some(i.name.as_str()))
+                {
+                    if let Some((t, n)) = hit_outline(&item.outline, o, d)
+                        && t <= max_range
+                        && best.is_none_or(|b| t < b.0)
+                    {
+                        best = Some((t, n, item));
+                    }
+                }
+                best.map(|(t, n, item)| Target {
+                    t,
+                    normal: Vec3A::new(n.x, n.y, 0.0),
+                    instance: item.instance,
+                    label: item.label,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The first crossing of a ray (origin inside counts as distance 0) with an outline, and the
+/// outline's normal there.
+fn hit_outline(outline: &Outline, o: Vec2, d: Vec2) -> Option<(f32, Vec2)> {
+    match outline {
+        Outline::Circle(c, r) => {
+            let oc = o - *c;
+            let b = oc.dot(d);
+            let cc = oc.length_squared() - r * r;
+            if cc <= 0.0 {
+                return Some((0.0, -d));
+            }
+            let disc = b * b - cc;
+            if disc < 0.0 {
+                return None;
+            }
+            let t = -b - disc.sqrt();
+            (t >= 0.0).then(|| (t, (o + d * t - *c).normalize_or_zero()))
+        }
+        Outline::Polygon(pts) => {
+            let mut best: Option<(f32, Vec2)> = None;
+            for i in 0..pts.len() {
+                let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
+                let e = b - a;
+                let denom = d.perp_dot(e);
+                if denom.abs() < 1e-12 {
+                    continue;
+                }
+                let t = (a - o).perp_dot(e) / denom;
+                let u = (a - o).perp_dot(d) / denom;
+                if t >= 0.0 && (0.0..=1.0).contains(&u) && best.is_none_or(|bb| t < bb.0) {
+                    best = Some((t, Vec2::new(-e.y, e.x).normalize_or_zero()));
+                }
+            }
+            best
+        }
+    }
+}

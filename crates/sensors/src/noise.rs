@@ -1,0 +1,42 @@
+//! Each sensor's own random generator, seeded from the run's seed and the sensor's full name
+//! (`vehicle/sensor`, or `world/sensor` for standalone ones): adding or removing a sensor never
+//! changes another's noise, and draws happen in scan order after the (parallel) ray casting, so
+//! results do not depend on the thread count.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+/// A sensor's generator.
+#[derive(Clone, Debug)]
+pub struct SensorRng {
+    rng: ChaCha8Rng,
+}
+
+impl SensorRng {
+    /// The generator of sensor `full_name` under `seed`.
+    pub fn new(seed: u64, full_name: &str) -> SensorRng {
+        // FNV-1a of the name, then SplitMix64 with the seed: stable across platforms and
+        // releases (unlike std's hasher).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in full_name.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        let mut z = seed ^ h.rotate_left(17);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        SensorRng {
+            rng: ChaCha8Rng::seed_from_u64(z ^ (z >> 31)),
+        }
+    }
+
+    /// A normal draw of standard deviation `sigma` (exactly 0, drawing nothing, when `sigma`
+    /// is 0, so noiseless sensors are exact).
+    pub fn gaussian(&mut self, sigma: f64) -> f64 {
+        if sigma > 0.0 && sigma.is_finite() {
+            Normal::new(0.0, sigma).map_or(0.0, |n| n.sample(&mut self.rng))
+        } else {
+            0.0
+        }
+    }
+}

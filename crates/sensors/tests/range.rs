@@ -1,0 +1,392 @@
+//! Range sensors against analytic geometry: a lidar in a closed room, its gates, noise and
+//! ordering; motion distortion of a rotating sweep; a 2D laser in both modes; labels on a
+//! walking skinned actor; the same output for any thread count.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use glam::Vec3;
+use passerby_assets::{ModelLibrary, Resolver};
+use passerby_scene::{LiveScene, build_scene};
+use passerby_sensors::lidar::PointCloud;
+use passerby_sensors::{Observation, Rig, SceneView};
+use passerby_sim::{SimOptions, Simulation};
+use passerby_world::World;
+use std::path::Path;
+
+fn load(xml: &str) -> World {
+    let loaded = passerby_mvsim::load_world_str(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("inline.world.xml"),
+        format!("<mvsim_world version=\"1.0\">{xml}</mvsim_world>"),
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let messages: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.headline(&loaded.sources))
+        .collect();
+    loaded.world.unwrap_or_else(|| panic!("{messages:#?}"))
+}
+
+/// Runs `world` for `seconds`, returning every observation with the step it came from.
+fn run(
+    world: &World,
+    seconds: f64,
+    seed: u64,
+    mut each_step: impl FnMut(&Simulation, &LiveScene),
+) -> Vec<Observation> {
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(world, &mut library);
+    let mut live = LiveScene::new(built, world).unwrap();
+    let options = SimOptions {
+        timestep: None,
+        seed,
+    };
+    let mut sim = Simulation::with_options(world, &options).unwrap();
+    let mut rig = Rig::new(world, seed);
+    let mut out = Vec::new();
+    while sim.time() < seconds - 1e-9 {
+        sim.step();
+        live.update(&sim).unwrap();
+        each_step(&sim, &live);
+        let view = SceneView {
+            scene: &live.built.scene,
+            objects: &live.built.objects,
+        };
+        out.extend(rig.step(&sim, &view));
+    }
+    out
+}
+
+fn clouds(obs: &[Observation]) -> Vec<&PointCloud> {
+    obs.iter()
+        .filter_map(|o| match o {
+            Observation::PointCloud(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A closed box room x in [-5, 5], y in [-4, 4], z in [0, 4] (a hollow block seen from inside).
+const ROOM: &str = r#"<block name="room"><init_pose>-5 -4 0</init_pose><static>true</static>
+    <geometry type="box" lx="10" ly="8" lz="4"/></block>"#;
+
+fn room_distance(o: Vec3, d: Vec3) -> f32 {
+    let (lo, hi) = (Vec3::new(-5.0, -4.0, 0.0), Vec3::new(5.0, 4.0, 4.0));
+    (0..3)
+        .filter(|&a| d[a] != 0.0)
+        .map(|a| {
+            let bound = if d[a] > 0.0 { hi[a] } else { lo[a] };
+            (bound - o[a]) / d[a]
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+fn lidar(extra: &str) -> String {
+    format!(
+        r#"<sensor class="lidar3d" name="lidar"><pose_3d>0.5 0.25 1.5 0 0 0</pose_3d>
+        <sensor_period>0.1</sensor_period><vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees>
+        <horz_nrays>360</horz_nrays><range_std_noise>0</range_std_noise>{extra}</sensor>"#
+    )
+}
+
+#[test]
+fn every_lidar_range_in_a_closed_room_is_the_analytic_distance() {
+    let world = load(&format!("{ROOM}{}", lidar("<scan_mode>flash</scan_mode>")));
+    let obs = run(&world, 0.1, 0, |_, _| {});
+    let c = clouds(&obs);
+    assert_eq!(c.len(), 1);
+    let cloud = c[0];
+    assert_eq!(cloud.stamp, 0.1);
+    assert_eq!(
+        cloud.points.len(),
+        16 * 360,
+        "a closed room returns every beam"
+    );
+    let origin = Vec3::new(0.5, 0.25, 1.5);
+    for (i, p) in cloud.points.iter().enumerate() {
+        let v = Vec3::from_array(p.position);
+        let expected = room_distance(origin, v.normalize());
+        assert!(
+            (v.length() - expected).abs() < 1e-4,
+            "point {i}: {} vs {expected}",
+            v.length()
+        );
+        assert_eq!(p.ring as usize, i % 16, "rings ascend within a column");
+        assert!(
+            p.instance >= 1 && p.label == 3,
+            "the room is a static block: {p:?}"
+        );
+        assert!(p.intensity > 0.0 && p.intensity <= 1.0);
+    }
+    // Column 0 looks along -X (azimuth +180), the lowest ring first.
+    let first = Vec3::from_array(cloud.points[0].position);
+    assert!(
+        first.x < 0.0 && first.y.abs() < 1e-3 && first.z < 0.0,
+        "{first}"
+    );
+}
+
+#[test]
+fn range_gates_drop_far_returns_and_near_surfaces_block_the_beam() {
+    let world = load(&format!(
+        "{ROOM}{}",
+        lidar("<scan_mode>flash</scan_mode><min_range>3.2</min_range><max_range>4.5</max_range>")
+    ));
+    let cloud = clouds(&run(&world, 0.1, 0, |_, _| {}))[0].clone();
+    assert!(!cloud.points.is_empty());
+    for p in &cloud.points {
+        let r = Vec3::from_array(p.position).length();
+        assert!((3.2..=4.5).contains(&r), "{r}");
+    }
+}
+
+#[test]
+fn range_noise_has_the_configured_sigma_and_is_repeatable_for_a_seed() {
+    let world = load(&format!(
+        "{ROOM}{}",
+        lidar("<scan_mode>flash</scan_mode>").replace(
+            "<range_std_noise>0</range_std_noise>",
+            "<range_std_noise>0.05</range_std_noise>"
+        )
+    ));
+    let origin = Vec3::new(0.5, 0.25, 1.5);
+    let residuals = |seed| -> Vec<f64> {
+        clouds(&run(&world, 0.1, seed, |_, _| {}))[0]
+            .points
+            .iter()
+            .map(|p| {
+                let v = Vec3::from_array(p.position);
+                f64::from(v.length() - room_distance(origin, v.normalize()))
+            })
+            .collect()
+    };
+    let r = residuals(3);
+    let n = r.len() as f64;
+    let mean = r.iter().sum::<f64>() / n;
+    let sigma = (r.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    assert!(mean.abs() < 3.0 * 0.05 / n.sqrt(), "mean {mean}");
+    assert!(
+        (sigma - 0.05).abs() < 0.05 * 4.0 / (2.0 * n).sqrt(),
+        "sigma {sigma}"
+    );
+    assert_eq!(r, residuals(3));
+    assert_ne!(r, residuals(4));
+}
+
+#[test]
+fn a_rotating_sweep_of_a_moving_sensor_shows_the_analytic_skew() {
+    // A robot drives at 2 m/s towards a wall at x = 5 (the room's); its lidar's columns are cast
+    // one step after another, so the wall's distance shrinks along the sweep.
+    let world = load(&format!(
+        r#"{ROOM}<vehicle name="r"><init_pose>-2 0 0</init_pose><init_vel>2 0 0</init_vel><dynamics class="differential"><controller class="twist_ideal"/></dynamics>{}</vehicle>"#,
+        lidar("<ignore_parent_body>true</ignore_parent_body>")
+    ));
+    let dt = 0.005;
+    let obs = run(&world, 0.2, 0, |_, _| {});
+    let c = clouds(&obs);
+    assert_eq!(c.len(), 2, "sweeps of 0-0.1 s and 0.1-0.2 s");
+    let cloud = c[1];
+    assert_eq!(cloud.stamp, 0.1);
+    let mut checked = 0;
+    for p in &cloud.points {
+        let v = Vec3::from_array(p.position);
+        let d = v.normalize();
+        if d.x < 0.9 {
+            continue; // beams ahead, towards the wall at x = 5
+        }
+        // Cast at the end of the step holding its column's time.
+        let column_time = cloud.stamp + f64::from(p.time);
+        // (The point's time is single precision: allow for its rounding.)
+        let cast_at = ((column_time - 1e-6) / dt).ceil() * dt;
+        let sensor_x = -2.0 + 2.0 * cast_at + 0.5;
+        let expected = room_distance(Vec3::new(sensor_x as f32, 0.25, 1.5), d);
+        if (v.length() - expected).abs() > 1e-3 {
+            panic!("column at {column_time} s: {} vs {expected}", v.length());
+        }
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked}");
+    // The skew: the last columns facing the wall read nearer than the first ones by v·Δt.
+    let times: Vec<f32> = cloud.points.iter().map(|p| p.time).collect();
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "points in column order"
+    );
+    assert!(*times.last().unwrap() > 0.099 - 0.001);
+}
+
+#[test]
+fn a_2d_laser_sees_footprints_in_cheap_mode_and_the_scene_in_3d_mode() {
+    let laser = |mode: &str, name: &str| {
+        format!(
+            r#"<sensor class="laser" name="{name}"><pose_3d>0 0 0.3 0 0 0</pose_3d><sensor_period>0.1</sensor_period>
+            <fov_degrees>360</fov_degrees><nrays>361</nrays><max_range>30</max_range><range_std_noise>0</range_std_noise>
+            <angle_std_noise_deg>0</angle_std_noise_deg><raytrace_3d>{mode}</raytrace_3d></sensor>"#
+        )
+    };
+    let world = load(&format!(
+        r#"<walls><shape><pt>-5 -4</pt><pt>5 -4</pt><pt>5 4</pt><pt>-5 4</pt><pt>-5 -4</pt></shape>
+        <wallThickness>0.2</wallThickness><wallHeight>2</wallHeight></walls>
+        <actor name="p"><init_pose>2 0 0</init_pose></actor>{}{}"#,
+        laser("false", "flat"),
+        laser("true", "full")
+    ));
+    let obs = run(&world, 0.1, 0, |_, _| {});
+    let scans: Vec<_> = obs
+        .iter()
+        .filter_map(|o| match o {
+            Observation::LaserScan(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(scans.len(), 2);
+    for scan in scans {
+        assert_eq!(scan.ranges.len(), 361);
+        // Beam 180 looks along +X: the actor's circle (radius 0.3 at x = 2) in 2D mode, its
+        // placeholder cylinder (same radius) in 3D.
+        assert!(
+            (scan.ranges[180] - 1.7).abs() < 2e-3,
+            "{}: {}",
+            scan.sensor.name,
+            scan.ranges[180]
+        );
+        // Beam 90 looks along -Y: the wall's inner face at y = -3.9.
+        assert!(
+            (scan.ranges[90] - 3.9).abs() < 1e-3,
+            "{}: {}",
+            scan.sensor.name,
+            scan.ranges[90]
+        );
+        // Beam 0 along -X: x = -4.9.
+        assert!(
+            (scan.ranges[0] - 4.9).abs() < 1e-3,
+            "{}: {}",
+            scan.sensor.name,
+            scan.ranges[0]
+        );
+        assert!(
+            scan.instances[180] > 0 && scan.labels[180] == 5,
+            "the actor is a pedestrian"
+        );
+    }
+}
+
+#[test]
+fn lidar_output_is_identical_for_one_and_two_threads() {
+    let world = load(&format!(
+        "{ROOM}{}<actor name=\"p\"><init_pose>2 1 0</init_pose><path><waypoint>-2 1 0</waypoint><waypoint>2 1 0</waypoint></path></actor>",
+        lidar("").replace(
+            "<range_std_noise>0</range_std_noise>",
+            "<range_std_noise>0.02</range_std_noise>"
+        )
+    ));
+    let on = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| run(&world, 0.3, 9, |_, _| {}))
+    };
+    let one = on(1);
+    assert_eq!(clouds(&one).len(), 3);
+    assert_eq!(one, on(2));
+}
+
+fn point_triangle_distance(p: Vec3, [a, b, c]: [Vec3; 3]) -> f32 {
+    // Closest point on a triangle (Ericson, Real-Time Collision Detection 5.1.5).
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return p.distance(a);
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return p.distance(b);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return p.distance(a + ab * (d1 / (d1 - d3)));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return p.distance(c);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return p.distance(a + ac * (d2 / (d2 - d6)));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return p.distance(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    p.distance(a + ab * (vb * denom) + ac * (vc * denom))
+}
+
+#[test]
+fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_when_cast() {
+    let walker =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/characters/Walker.glb");
+    let world = load(&format!(
+        r#"<actor name="walker"><init_pose>3 -1 90</init_pose><turning_rate>0</turning_rate>
+          <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk><animation_run>Run</animation_run>
+          <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
+          <path><waypoint>3 1 90</waypoint><waypoint>3 -1 -90</waypoint></path></actor>
+        <sensor class="lidar3d" name="vlp16"><pose_3d>0 0 0.8 0 0 0</pose_3d><sensor_period>0.1</sensor_period>
+          <vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees><horz_nrays>1800</horz_nrays>
+          <range_std_noise>0</range_std_noise></sensor>"#,
+        walker.display()
+    ));
+    // The actor's triangles in the world at the end of every step.
+    let mut bodies: Vec<(f64, Vec<[Vec3; 3]>)> = Vec::new();
+    let obs = run(&world, 0.3, 0, |sim, live| {
+        let s = &live.built.skinned[0];
+        let mesh = live.built.scene.mesh(s.mesh);
+        let m = live.built.scene.instance(s.instance).world_from_mesh;
+        let v: Vec<Vec3> = mesh
+            .vertices()
+            .iter()
+            .map(|p| Vec3::from(m.transform_point3a(*p)))
+            .collect();
+        let tris = mesh
+            .triangles()
+            .iter()
+            .map(|t| t.map(|i| v[i as usize]))
+            .collect();
+        bodies.push((sim.time(), tris));
+    });
+    let actor_id = {
+        let mut library = ModelLibrary::new(Resolver::new(
+            std::env::temp_dir().join("passerby-no-cache"),
+        ));
+        let built = build_scene(&world, &mut library);
+        built
+            .objects
+            .iter()
+            .find(|o| o.name == "walker")
+            .unwrap()
+            .id
+    };
+    let mut on_body = 0;
+    for cloud in clouds(&obs) {
+        for p in cloud.points.iter().filter(|p| p.instance == actor_id) {
+            assert_eq!(p.label, 5, "pedestrian class");
+            let world_point = Vec3::from_array(p.position) + Vec3::new(0.0, 0.0, 0.8);
+            let cast_at = cloud.stamp + f64::from(p.time);
+            let (_, tris) = bodies.iter().find(|(t, _)| *t >= cast_at - 1e-6).unwrap();
+            let d = tris
+                .iter()
+                .map(|t| point_triangle_distance(world_point, *t))
+                .fold(f32::INFINITY, f32::min);
+            assert!(
+                d < 1e-3,
+                "a point {d} m off the body as posed at {cast_at} s"
+            );
+            on_body += 1;
+        }
+    }
+    assert!(on_body > 100, "{on_body} points on the walker");
+}

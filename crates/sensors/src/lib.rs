@@ -8,6 +8,8 @@
 //! objects move, scene building, recording formats.
 
 pub mod flat;
+pub mod gnss;
+pub mod imu;
 pub mod laser;
 pub mod lidar;
 pub mod noise;

@@ -2,14 +2,17 @@
 
 use crate::SceneView;
 use crate::flat::FlatStatics;
+use crate::gnss::{Gnss, GnssFix};
+use crate::imu::{Imu, ImuSample};
 use crate::laser::{Laser, LaserScan};
 use crate::lidar::{Lidar, PointCloud};
 use crate::noise::SensorRng;
-use glam::Affine3A;
+use glam::{Affine3A, DQuat, DVec3};
 use passerby_scene::affine_from_pose;
 use passerby_sim::Simulation;
+use passerby_sim::keyframes::rotation;
 use passerby_sim::schedule::SensorRef;
-use passerby_world::{SensorKind, World};
+use passerby_world::{Pose3, SensorKind, World};
 
 /// What a sensor measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +21,10 @@ pub enum Observation {
     PointCloud(PointCloud),
     /// A 2D scan.
     LaserScan(LaserScan),
+    /// An inertial sample.
+    Imu(ImuSample),
+    /// A satellite fix.
+    Gnss(GnssFix),
 }
 
 /// Where a sensor is mounted.
@@ -25,6 +32,8 @@ pub enum Observation {
 struct Mount {
     sensor: SensorRef,
     parent_from_sensor: Affine3A,
+    /// The same in double precision (inertial sensors difference positions).
+    pose: Pose3,
 }
 
 impl Mount {
@@ -37,6 +46,23 @@ impl Mount {
             .and_then(|v| sim.pose(v))
             .map_or(Affine3A::IDENTITY, |p| affine_from_pose(&p));
         world_from_parent * self.parent_from_sensor
+    }
+
+    /// Where the sensor is now, double precision: position and rotation.
+    fn world_pose(&self, sim: &Simulation) -> (DVec3, DQuat) {
+        let (pt, pq) = self
+            .sensor
+            .vehicle
+            .as_deref()
+            .and_then(|v| sim.pose(v))
+            .map_or((DVec3::ZERO, DQuat::IDENTITY), |p| {
+                (DVec3::new(p.x, p.y, p.z), rotation(&p))
+            });
+        let s = &self.pose;
+        (
+            pt + pq * DVec3::new(s.x, s.y, s.z),
+            (pq * rotation(s)).normalize(),
+        )
     }
 
     /// `vehicle/sensor`, or `world/sensor`.
@@ -54,6 +80,8 @@ impl Mount {
 pub struct Rig {
     lidars: Vec<(Mount, Lidar)>,
     lasers: Vec<(Mount, Laser)>,
+    imus: Vec<(Mount, Imu)>,
+    gnss: Vec<(Mount, Gnss)>,
     flat: FlatStatics,
     notices: Vec<String>,
 }
@@ -64,6 +92,8 @@ impl Rig {
         let mut rig = Rig {
             lidars: Vec::new(),
             lasers: Vec::new(),
+            imus: Vec::new(),
+            gnss: Vec::new(),
             flat: FlatStatics::new(world),
             notices: Vec::new(),
         };
@@ -75,6 +105,7 @@ impl Rig {
             let mount = Mount {
                 sensor: sensor.clone(),
                 parent_from_sensor: affine_from_pose(&s.pose),
+                pose: s.pose,
             };
             let rng = SensorRng::new(seed, &Mount::full_name(&sensor));
             match &s.kind {
@@ -82,16 +113,33 @@ impl Rig {
                     .lidars
                     .push((mount, Lidar::new(sensor, p, s.period, rng))),
                 SensorKind::Laser(p) => rig.lasers.push((mount, Laser::new(sensor, p, rng))),
-                other => rig.notices.push(format!(
-                    "sensor `{}` ({}) is not simulated yet",
-                    Mount::full_name(&sensor),
-                    match other {
-                        SensorKind::Camera(_) => "camera",
-                        SensorKind::RgbdCamera(_) => "rgbd_camera",
-                        SensorKind::Imu(_) => "imu",
-                        SensorKind::Gnss(_) => "gnss",
-                        _ => "sensor",
+                SensorKind::Imu(p) => {
+                    let enu = world
+                        .georeference
+                        .as_ref()
+                        .map_or(0.0, |g| g.world_to_enu_rotation);
+                    let imu = Imu::new(sensor, p, world.params.gravity, enu, rng);
+                    rig.imus.push((mount, imu));
+                }
+                SensorKind::Gnss(p) => {
+                    let gnss = Gnss::new(sensor.clone(), p, world, rng);
+                    if !gnss.has_reference() {
+                        rig.notices.push(format!(
+                            "gnss `{}`: the world has no <georeference>, so it measures nothing",
+                            Mount::full_name(&sensor)
+                        ));
+                    } else if world.georeference.as_ref().is_some_and(|g| g.world_is_utm) {
+                        rig.notices.push(format!(
+                            "gnss `{}`: world_is_utm is not supported yet; world coordinates are \
+                             taken as ENU about the reference",
+                            Mount::full_name(&sensor)
+                        ));
                     }
+                    rig.gnss.push((mount, gnss));
+                }
+                SensorKind::Camera(_) | SensorKind::RgbdCamera(_) => rig.notices.push(format!(
+                    "camera `{}` is not simulated yet",
+                    Mount::full_name(&sensor)
                 )),
             }
         }
@@ -131,6 +179,19 @@ impl Rig {
             let world =
                 flat[usize::from(bodies)].get_or_insert_with(|| self.flat.at(sim, view, bodies));
             out.push(Observation::LaserScan(laser.scan(view, world, &pose, now)));
+        }
+        for (mount, imu) in &mut self.imus {
+            let (position, rotation) = mount.world_pose(sim);
+            imu.record(now, position, rotation);
+            if due.contains(&mount.sensor) {
+                out.push(Observation::Imu(imu.sample(now)));
+            }
+        }
+        for (mount, gnss) in &mut self.gnss {
+            if due.contains(&mount.sensor) {
+                let (position, _) = mount.world_pose(sim);
+                out.extend(gnss.fix(position, now).map(Observation::Gnss));
+            }
         }
         out
     }

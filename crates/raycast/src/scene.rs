@@ -57,6 +57,11 @@ impl Scene {
         &mut self.meshes[id.0 as usize]
     }
 
+    /// Number of meshes.
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
     /// All meshes, to update many at once (e.g. in parallel with rayon's `par_iter_mut`);
     /// call [`Scene::commit`] afterwards.
     pub fn meshes_mut(&mut self) -> &mut [TriangleMesh] {
@@ -158,8 +163,13 @@ impl Scene {
     /// time, so pass a scan's rays in their natural order. The results do not depend on the
     /// number of threads.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
-        out.par_chunks_mut(256)
-            .zip(rays.par_chunks(256))
+        // About four tasks per thread, whole packets each: small batches (a spinning lidar's
+        // columns of one step) still spread over every thread. Each ray's answer does not depend
+        // on how rays are grouped, so the chunk size does not change results.
+        let per_task = rays.len().div_ceil(4 * rayon::current_num_threads());
+        let chunk = per_task.next_multiple_of(PACKET).clamp(8 * PACKET, 256);
+        out.par_chunks_mut(chunk)
+            .zip(rays.par_chunks(chunk))
             .for_each(|(o, r)| {
                 for (slots, packet) in o.chunks_mut(PACKET).zip(r.chunks(PACKET)) {
                     let hits = self.closest_packet(packet);

@@ -72,6 +72,7 @@ pub struct SkinnedBody {
 }
 
 /// A built scene and what each instance is.
+#[derive(Default)]
 pub struct BuiltScene {
     /// The ray-casting scene, committed.
     pub scene: Scene,
@@ -83,10 +84,35 @@ pub struct BuiltScene {
     pub skinned: Vec<SkinnedBody>,
     /// Class names by id (index 0 is `""`: nothing).
     pub classes: Vec<String>,
+    /// The instance holding every element, wall and static block merged (its entry in
+    /// `objects` is a blank; [`BuiltScene::object_of`] looks up each triangle's object).
+    pub static_instance: Option<u32>,
+    /// The objects merged into the static instance.
+    pub static_objects: Vec<SceneObject>,
+    /// Per triangle of the static instance's mesh, its index in `static_objects`.
+    pub static_triangle_object: Vec<u32>,
     /// What could not be built (each once).
     pub warnings: Vec<String>,
     /// Seconds spent building the BVHs of model meshes (the rest of a build is file loading).
     pub model_bvh_seconds: f64,
+}
+
+impl BuiltScene {
+    /// What a hit on `triangle` of `instance` is.
+    pub fn object_of(&self, instance: u32, triangle: u32) -> Option<&SceneObject> {
+        if Some(instance) == self.static_instance {
+            let index = *self.static_triangle_object.get(triangle as usize)?;
+            return self.static_objects.get(index as usize);
+        }
+        self.objects.get(instance as usize)
+    }
+
+    /// Every labelled object once (static ones and instanced ones).
+    pub fn all_objects(&self) -> impl Iterator<Item = &SceneObject> {
+        self.static_objects
+            .iter()
+            .chain(self.objects.iter().filter(|o| o.id != 0))
+    }
 }
 
 /// `world_from_object` of a pose (MRPT's `Rz(yaw)·Ry(pitch)·Rx(roll)` then translation).
@@ -109,6 +135,19 @@ struct Builder<'l> {
     skinned: Vec<SkinnedBody>,
     classes: Vec<String>,
     object_ids: HashMap<String, u32>,
+    /// While true, geometry goes into `batch` instead of becoming instances.
+    batching: bool,
+    batch: StaticBatch,
+}
+
+/// Static geometry merged into one world-space mesh, with the object of each triangle.
+#[derive(Default)]
+struct StaticBatch {
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    triangle_object: Vec<u32>,
+    objects: Vec<SceneObject>,
+    by_name: HashMap<String, u32>,
 }
 
 impl Builder<'_> {
@@ -116,12 +155,49 @@ impl Builder<'_> {
         if mesh.triangle_count() == 0 {
             return;
         }
+        if self.batching {
+            self.append_to_batch(&mesh, world_from_mesh, name, class);
+            return;
+        }
         let id = self.scene.add_mesh(mesh);
         self.place(id, world_from_mesh, name, class);
     }
 
-    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) -> u32 {
-        let instance = self.scene.add_instance(id, world_from_mesh);
+    /// Copies a mesh's triangles, placed in the world, into the static batch.
+    fn append_to_batch(
+        &mut self,
+        mesh: &TriangleMesh,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
+        let object = self.scene_object(name, class);
+        let batch = &mut self.batch;
+        let index = match batch.by_name.get(name) {
+            Some(&i) => i,
+            None => {
+                batch.objects.push(object);
+                let i = batch.objects.len() as u32 - 1;
+                batch.by_name.insert(name.to_owned(), i);
+                i
+            }
+        };
+        let base = batch.vertices.len() as u32;
+        batch.vertices.extend(
+            mesh.vertices()
+                .iter()
+                .map(|v| Vec3::from(world_from_mesh.transform_point3a(*v))),
+        );
+        batch
+            .triangles
+            .extend(mesh.triangles().iter().map(|t| t.map(|i| i + base)));
+        batch
+            .triangle_object
+            .extend(std::iter::repeat_n(index, mesh.triangle_count()));
+    }
+
+    /// The label entry of an object (its id and class id assigned on first use).
+    fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         let next = self.object_ids.len() as u32 + 1;
         let object_id = *self.object_ids.entry(name.to_owned()).or_insert(next);
         let class_id = match self.classes.iter().position(|c| c == class) {
@@ -131,12 +207,23 @@ impl Builder<'_> {
                 (self.classes.len() - 1) as u16
             }
         };
-        self.objects.push(SceneObject {
+        SceneObject {
             name: name.to_owned(),
             class: class.to_owned(),
             id: object_id,
             class_id,
-        });
+        }
+    }
+
+    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) -> u32 {
+        if self.batching {
+            let mesh = self.scene.mesh(id).clone();
+            self.append_to_batch(&mesh, world_from_mesh, name, class);
+            return u32::MAX;
+        }
+        let instance = self.scene.add_instance(id, world_from_mesh);
+        let object = self.scene_object(name, class);
+        self.objects.push(object);
         instance
     }
 
@@ -280,7 +367,12 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .map(str::to_owned)
             .collect(),
         object_ids: HashMap::new(),
+        batching: true,
+        batch: StaticBatch::default(),
     };
+    // Elements, walls and static blocks never move: they are merged into one mesh, so a ray
+    // pays one instance entry for all of them (large planes would otherwise be entered by
+    // every ray).
     for (i, e) in world.elements.iter().enumerate() {
         let name = format!("element{}", i + 1);
         let label = |default: &str| e.label.clone().unwrap_or_else(|| default.to_owned());
@@ -347,12 +439,27 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             WallSource::Model(_) => b.warn("walls from models are not built yet".into()),
         }
     }
-    for block in &world.blocks {
-        let class = block
-            .common
-            .label
-            .clone()
-            .unwrap_or_else(|| "static".into());
+    for block in world.blocks.iter().filter(|b| b.is_fixed()) {
+        let class = block_class(block);
+        b.block_shape(block, affine_from_pose(&block.common.init_pose), &class);
+    }
+    b.batching = false;
+    let batch = std::mem::take(&mut b.batch);
+    let static_instance = (!batch.triangles.is_empty()).then(|| {
+        let mesh = b
+            .scene
+            .add_mesh(TriangleMesh::new(batch.vertices, batch.triangles));
+        let instance = b.scene.add_instance(mesh, Affine3A::IDENTITY);
+        b.objects.push(SceneObject {
+            name: String::new(),
+            class: String::new(),
+            id: 0,
+            class_id: 0,
+        });
+        instance
+    });
+    for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
+        let class = block_class(block);
         let world_from_block = affine_from_pose(&block.common.init_pose);
         let first = b.scene.instance_count() as u32;
         b.block_shape(block, world_from_block, &class);
@@ -420,7 +527,18 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         bodies: b.bodies,
         skinned: b.skinned,
         classes: b.classes,
+        static_instance,
+        static_objects: batch.objects,
+        static_triangle_object: batch.triangle_object,
     }
+}
+
+fn block_class(block: &Block) -> String {
+    block
+        .common
+        .label
+        .clone()
+        .unwrap_or_else(|| "static".into())
 }
 
 impl Builder<'_> {

@@ -9,6 +9,7 @@ use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
 use passerby_sim::gait::AnimationState;
 use passerby_sim::{External, Simulation};
 use passerby_world::{Transform, World};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Why the scene cannot follow a simulation.
@@ -143,32 +144,53 @@ impl LiveScene {
                 scene.set_transform(instance, world_from_object * object_from_mesh);
             }
         }
-        for a in &mut self.animated {
-            let Some(actor) = sim.actors().get(a.body.actor) else {
-                return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
-            };
-            let model = a.body.model.clone();
-            sample(
-                &model,
-                &a.clips,
-                actor.animation(),
-                &mut a.pose,
-                &mut a.fading,
-            );
-            apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
-            a.poser.update(&model, &a.pose);
-            a.vertices.clear();
-            for mesh in &model.meshes {
-                let start = a.vertices.len();
-                a.vertices.resize(start + mesh.positions.len(), Vec3::ZERO);
-                a.poser
-                    .pose_mesh(&model, mesh, &mut a.vertices[start..], None);
+        // Pose and skin every actor in parallel (each into its own buffer), then refit their
+        // meshes in parallel; neither depends on the thread count.
+        let actors = sim.actors();
+        self.animated
+            .par_iter_mut()
+            .map(|a| -> Result<(), LiveError> {
+                let Some(actor) = actors.get(a.body.actor) else {
+                    return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
+                };
+                let model = a.body.model.clone();
+                sample(
+                    &model,
+                    &a.clips,
+                    actor.animation(),
+                    &mut a.pose,
+                    &mut a.fading,
+                );
+                apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
+                a.poser.update(&model, &a.pose);
+                a.vertices.clear();
+                for mesh in &model.meshes {
+                    let start = a.vertices.len();
+                    a.vertices.resize(start + mesh.positions.len(), Vec3::ZERO);
+                    a.poser
+                        .pose_mesh(&model, mesh, &mut a.vertices[start..], None);
+                }
+                for v in &mut a.vertices {
+                    *v = a.to_assimp.transform_point3(*v);
+                }
+                Ok(())
+            })
+            .collect::<Result<Vec<()>, LiveError>>()?;
+        let mut posed: Vec<Option<&[Vec3]>> = vec![None; scene.mesh_count()];
+        for a in &self.animated {
+            if let Some(slot) = posed.get_mut(a.body.mesh.0 as usize) {
+                *slot = Some(&a.vertices);
             }
-            for v in &mut a.vertices {
-                *v = a.to_assimp.transform_point3(*v);
-            }
-            scene.mesh_mut(a.body.mesh).update_vertices(&a.vertices);
         }
+        scene
+            .meshes_mut()
+            .par_iter_mut()
+            .zip(posed)
+            .for_each(|(mesh, vertices)| {
+                if let Some(v) = vertices {
+                    mesh.update_vertices(v);
+                }
+            });
         scene.commit();
         Ok(())
     }

@@ -87,8 +87,8 @@ impl FlatStatics {
     /// Everything at the simulation's current poses; ids and classes from the scene.
     pub fn at(&self, sim: &Simulation, view: &SceneView<'_>, bodies_visible: bool) -> FlatWorld {
         let ids: HashMap<&str, (u32, u16)> = view
-            .objects
-            .iter()
+            .built
+            .all_objects()
             .map(|o| (o.name.as_str(), (o.id, o.class_id)))
             .collect();
         let mut items = Vec::new();

@@ -18,8 +18,8 @@ mod rig;
 pub use rig::{Observation, Rig};
 
 use glam::{Affine3A, Vec3A};
-use passerby_raycast::{Ray, Scene};
-use passerby_scene::SceneObject;
+use passerby_raycast::Ray;
+use passerby_scene::BuiltScene;
 pub use passerby_scene::affine_from_pose;
 use passerby_world::{Sensor, SensorKind};
 
@@ -58,24 +58,50 @@ pub fn scan_directions(sensor: &Sensor) -> Option<(Vec<Vec3A>, f32, f32)> {
     }
 }
 
-/// The rays of one scan placed in the world by `world_from_sensor`.
+/// The rays of one scan placed in the world by `world_from_sensor`, in the order the sensor
+/// casts them (a lidar's in packet tiles, [`lidar::packet_order`]).
 pub fn scan_rays(sensor: &Sensor, world_from_sensor: &Affine3A) -> Vec<Ray> {
     let Some((dirs, min, max)) = scan_directions(sensor) else {
         return Vec::new();
     };
+    let order: Vec<usize> = match &sensor.kind {
+        SensorKind::Lidar3d(l) => {
+            let e = l.beam_elevations();
+            let ring_step = if e.len() > 1 {
+                (e[e.len() - 1] - e[0]) / (e.len() - 1) as f64
+            } else {
+                1.0
+            };
+            let columns = l.horz_nrays.max(1) as usize;
+            lidar::packet_order(
+                columns,
+                e.len(),
+                ring_step,
+                std::f64::consts::TAU / columns as f64,
+            )
+        }
+        _ => (0..dirs.len()).collect(),
+    };
     let origin = world_from_sensor.translation;
-    dirs.iter()
-        .filter_map(|d| Ray::new(origin, world_from_sensor.transform_vector3a(*d), min, max).ok())
+    order
+        .iter()
+        .filter_map(|&i| {
+            Ray::new(
+                origin,
+                world_from_sensor.transform_vector3a(dirs[i]),
+                min,
+                max,
+            )
+            .ok()
+        })
         .collect()
 }
 
-/// The scene of one instant as sensors see it: geometry plus what each instance is.
+/// The scene of one instant as sensors see it: geometry plus what each part of it is.
 #[derive(Clone, Copy)]
 pub struct SceneView<'a> {
-    /// The committed scene.
-    pub scene: &'a Scene,
-    /// Per instance.
-    pub objects: &'a [SceneObject],
+    /// The committed scene and its objects.
+    pub built: &'a BuiltScene,
 }
 
 /// What a beam hit.
@@ -114,8 +140,9 @@ impl SceneView<'_> {
                 t_max: max_range,
             })
             .collect();
+        let scene = &self.built.scene;
         let mut hits = vec![None; rays.len()];
-        self.scene.closest_batch(&rays, &mut hits);
+        scene.closest_batch(&rays, &mut hits);
         hits.iter()
             .zip(&rays)
             .map(|(hit, ray)| {
@@ -123,7 +150,7 @@ impl SceneView<'_> {
                 // Past the ignored body, a few times at most (it may be hit on entry and exit).
                 for _ in 0..16 {
                     let h = hit?;
-                    let object = self.objects.get(h.instance as usize)?;
+                    let object = self.built.object_of(h.instance, h.triangle)?;
                     if ignore != Some(object.name.as_str()) {
                         break;
                     }
@@ -131,10 +158,10 @@ impl SceneView<'_> {
                         t_min: h.t + PASS_THROUGH,
                         ..*ray
                     };
-                    hit = self.scene.closest(&again);
+                    hit = scene.closest(&again);
                 }
                 let h = hit?;
-                let object = self.objects.get(h.instance as usize)?;
+                let object = self.built.object_of(h.instance, h.triangle)?;
                 if ignore == Some(object.name.as_str()) {
                     return None;
                 }

@@ -32,11 +32,8 @@ fn load(xml: &str) -> World {
 fn run(world: &World, seconds: f64) -> (Vec<Observation>, Vec<String>) {
     let mut sim = Simulation::new(world).unwrap();
     let mut rig = Rig::new(world, 0);
-    let scene = passerby_raycast::Scene::new();
-    let view = SceneView {
-        scene: &scene,
-        objects: &[],
-    };
+    let built = passerby_scene::BuiltScene::default();
+    let view = SceneView { built: &built };
     let mut out = Vec::new();
     while sim.time() < seconds - 1e-9 {
         sim.step();

@@ -49,10 +49,7 @@ fn run(
         sim.step();
         live.update(&sim).unwrap();
         each_step(&sim, &live);
-        let view = SceneView {
-            scene: &live.built.scene,
-            objects: &live.built.objects,
-        };
+        let view = SceneView { built: &live.built };
         out.extend(rig.step(&sim, &view));
     }
     out

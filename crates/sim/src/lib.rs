@@ -63,6 +63,9 @@ pub enum SimError {
     /// A non-positive or non-finite time step.
     #[error("the time step must be a positive number of seconds, not {0}")]
     BadTimestep(f64),
+    /// A block that never moves (`<static>true</static>`) was asked to.
+    #[error("block `{0}` is static (<static>true</static>): it cannot be moved")]
+    Fixed(String),
     /// An actor whose speeds make no sense.
     #[error("actor `{actor}`: {message}")]
     BadActor {
@@ -167,6 +170,8 @@ pub struct BlockState {
     pub held: bool,
     /// Scale and part transforms set from outside.
     pub external: External,
+    /// `<static>true</static>` without keyframes: it never moves.
+    pub fixed: bool,
     init_pose: Pose3,
     keyframes: Option<KeyframeAnimation>,
 }
@@ -293,6 +298,7 @@ impl Simulation {
                     pose: b.common.init_pose,
                     held: false,
                     external: External::default(),
+                    fixed: b.is_fixed(),
                     init_pose: b.common.init_pose,
                     keyframes: b.common.keyframes.clone(),
                 }
@@ -427,6 +433,11 @@ impl Simulation {
         let object = self
             .find(name)
             .ok_or_else(|| SimError::UnknownObject(name.into()))?;
+        if let ObjectRef::Block(i) = object
+            && self.blocks[i].fixed
+        {
+            return Err(SimError::Fixed(name.into()));
+        }
         if !self
             .set_since_step
             .insert((name.to_owned(), part.map(str::to_owned)))
@@ -500,8 +511,13 @@ impl Simulation {
         commands: Vec<TimedCommand>,
     ) -> Result<(), SimError> {
         for t in &transforms {
-            self.find(&t.object)
-                .ok_or_else(|| SimError::UnknownObject(t.object.clone()))?;
+            match self.find(&t.object) {
+                None => return Err(SimError::UnknownObject(t.object.clone())),
+                Some(ObjectRef::Block(i)) if self.blocks[i].fixed => {
+                    return Err(SimError::Fixed(t.object.clone()));
+                }
+                Some(_) => {}
+            }
         }
         for c in &commands {
             match self.find(&c.vehicle) {

@@ -817,3 +817,23 @@ fn mavs_waypoint_paths_loop_at_constant_speed_and_crowd_members_stay_in_their_bo
         }
     }
 }
+
+#[test]
+fn static_blocks_cannot_be_moved() {
+    use passerby_world::Block;
+    let mut world = walker(vec![(1.0, 0.0, 0.0, 0.0)], false);
+    world.blocks.push(Block {
+        name: "shelf".into(),
+        is_static: true,
+        ..Block::default()
+    });
+    let mut sim = Simulation::new(&world).unwrap();
+    let e = sim.set_pose("shelf", Pose3::default()).unwrap_err();
+    assert_eq!(e, SimError::Fixed("shelf".into()));
+    assert!(e.to_string().contains("<static>true</static>"));
+    let rows = vec![row(1.0, "shelf", None, [0.0; 3], 0.0)];
+    assert_eq!(
+        sim.set_replay(rows, Vec::new()),
+        Err(SimError::Fixed("shelf".into()))
+    );
+}

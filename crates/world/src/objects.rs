@@ -197,6 +197,14 @@ pub enum BlockShape {
     FromVisual,
 }
 
+impl Block {
+    /// Whether the block never moves: `<static>true</static>` and no keyframes. The scene merges
+    /// such blocks into its static mesh and the simulation refuses to move them.
+    pub fn is_fixed(&self) -> bool {
+        self.is_static && self.common.keyframes.is_none()
+    }
+}
+
 /// `<geometry type="…" …/>` primitives.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Geometry {

@@ -1,6 +1,8 @@
 //! `passerby bench WORLD [--scans N] [--threads N] [--json]`: builds the world's ray-casting
 //! scene at its initial state and casts every lidar and laser scan N times, reporting per
 //! sensor: rays, hits, scene build time, seconds per scan and millions of rays per second.
+//! With `--simulate SECONDS` it runs the whole loop instead (simulation, scene updates with
+//! skinning, every sensor) and reports the real-time factor (`simulate.rs`).
 
 use crate::GlobalArgs;
 use crate::commands::check::load_options;
@@ -27,6 +29,10 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Run the full simulation loop for this many simulated seconds and report its speed
+    /// against real time, instead of casting scans at the initial state.
+    #[arg(long, value_name = "SECONDS")]
+    pub simulate: Option<f64>,
 }
 
 /// Runs the command.
@@ -57,6 +63,21 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut library = ModelLibrary::new(resolver);
     let started = Instant::now();
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    if let Some(seconds) = args.simulate {
+        if !global.quiet {
+            for w in &built.warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        return crate::commands::simulate::run(
+            &world,
+            built,
+            &pool,
+            global.seed,
+            seconds,
+            args.json,
+        );
+    }
     let build_secs = started.elapsed().as_secs_f64();
     if !global.quiet {
         for w in &built.warnings {

@@ -4,3 +4,4 @@ pub mod bench;
 pub mod check;
 pub mod model;
 pub mod reserved;
+pub mod simulate;

@@ -82,14 +82,39 @@ impl Loader<'_> {
                 };
                 let cx = self.p_f64(&mut p, "centerpixel_x", -1.0);
                 let cy = self.p_f64(&mut p, "centerpixel_y", -1.0);
+                let resolution = self.p_positive(&mut p, "resolution", 0.10);
+                let file_span = p.find("file").map_or(el.span, |f| f.text().1);
+                let cells = if lower.ends_with(".gridmap") || lower.ends_with(".gridmap.gz") {
+                    self.diags.warning(
+                        file_span,
+                        "MRPT `.gridmap` files are not decoded: this grid is not seen by sensors",
+                    );
+                    None
+                } else {
+                    let decoded = match &ros_map {
+                        Some(m) => occupancy_from_ros_map(m),
+                        None => occupancy_from_image(&file, resolution, [cx, cy]),
+                    };
+                    match decoded {
+                        Ok(cells) => Some(cells),
+                        Err(e) => {
+                            // A missing file was reported by p_file already.
+                            if std::path::Path::new(&file).is_file() || ros_map.is_some() {
+                                self.diags.error(file_span, format!("<file>: {e}"));
+                            }
+                            None
+                        }
+                    }
+                };
                 WorldElement::OccupancyGrid(OccupancyGrid {
                     file,
                     ros_map,
-                    resolution: self.p_positive(&mut p, "resolution", 0.10),
+                    resolution,
                     center_pixel: [(cx >= 0.0).then_some(cx), (cy >= 0.0).then_some(cy)],
                     show_collisions: self.p_bool(&mut p, "show_collisions", true),
                     restitution: self.p_non_negative(&mut p, "restitution", 0.01),
                     lateral_friction: self.p_non_negative(&mut p, "lateral_friction", 0.5),
+                    cells,
                 })
             }
             "elevation_map" => match self.elevation_map(&mut p, el) {
@@ -631,4 +656,68 @@ fn read_ros_map(path: &std::path::Path) -> Result<RosMap, String> {
         occupied_thresh: number("occupied_thresh", Some(0.65))?,
         free_thresh: number("free_thresh", Some(0.196))?,
     })
+}
+
+/// An MVSim occupancy image: black is occupied (occupancy > 0.5), `center` the pixel at the
+/// world origin counted from the left and from the bottom (MRPT's `loadFromBitmap`; negative:
+/// the image centre).
+fn occupancy_from_image(
+    file: &str,
+    resolution: f64,
+    center: [f64; 2],
+) -> Result<OccupancyCells, String> {
+    let grey = crate::raster::read_grey_png(std::path::Path::new(file))?;
+    let cx = if center[0] >= 0.0 {
+        center[0]
+    } else {
+        grey.cols as f64 / 2.0
+    };
+    let cy = if center[1] >= 0.0 {
+        center[1]
+    } else {
+        grey.rows as f64 / 2.0
+    };
+    Ok(cells_from_grey(
+        &grey,
+        resolution,
+        [-cx * resolution, -cy * resolution],
+        0.0,
+        |v| 1.0 - v > 0.5,
+    ))
+}
+
+/// A ROS `map_server` map: occupancy `p = 1 - v` (or `v` when negated) above the threshold.
+fn occupancy_from_ros_map(map: &RosMap) -> Result<OccupancyCells, String> {
+    let grey = crate::raster::read_grey_png(std::path::Path::new(&map.image))?;
+    let (negate, threshold) = (map.negate, map.occupied_thresh);
+    Ok(cells_from_grey(
+        &grey,
+        map.resolution,
+        [map.origin[0], map.origin[1]],
+        map.origin[2],
+        |v| (if negate { v } else { 1.0 - v }) > threshold,
+    ))
+}
+
+fn cells_from_grey(
+    grey: &crate::raster::Grey,
+    resolution: f64,
+    origin: [f64; 2],
+    yaw: f64,
+    occupied: impl Fn(f64) -> bool,
+) -> OccupancyCells {
+    // Image rows run top-down; cells bottom-up.
+    let occupied = (0..grey.rows)
+        .rev()
+        .flat_map(|row| (0..grey.cols).map(move |col| (row, col)))
+        .map(|(row, col)| occupied(grey.values[row * grey.cols + col]))
+        .collect();
+    OccupancyCells {
+        cols: grey.cols,
+        rows: grey.rows,
+        resolution,
+        origin,
+        yaw,
+        occupied,
+    }
 }

@@ -432,7 +432,12 @@ fn elevation_images_are_rescaled_to_their_height_range() {
 #[test]
 fn occupancy_grids_from_images_and_ros_map_yaml() {
     let dir = temp_dir("rosmap");
-    std::fs::write(dir.join("map.pgm"), "P5 2 2 255 ....").unwrap();
+    // 2 x 2: top row black, white; bottom row white, grey 200 (free, occupancy 0.22).
+    std::fs::write(
+        dir.join("map.pgm"),
+        b"P5\n# a comment\n2 2\n255\n\x00\xff\xff\xc8",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("map.yaml"),
         "image: map.pgm  # the picture\nresolution: 0.05\norigin: [-10.0, -5.5, 0.0]\nnegate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n",
@@ -457,6 +462,13 @@ fn occupancy_grids_from_images_and_ros_map_yaml() {
         (0.05, [-10.0, -5.5, 0.0], false)
     );
     assert!(m.image.ends_with("map.pgm"));
+    // Cells from the bottom row up: only the top-left pixel is occupied.
+    let cells = g.cells.as_ref().unwrap();
+    assert_eq!(
+        (cells.cols, cells.rows, cells.origin),
+        (2, 2, [-10.0, -5.5])
+    );
+    assert_eq!(cells.occupied, vec![false, false, true, false]);
     let WorldElement::OccupancyGrid(g) = &w.elements[1].element else {
         panic!()
     };

@@ -101,6 +101,22 @@ fn demo_many_robots() {
         w.vehicles[0].common.init_pose, w.vehicles[1].common.init_pose,
         "rand() draws differ"
     );
+    // The occupancy image is decoded: 320 x 200 pixels of 0.2 m, pixel (160, 100) at the origin.
+    let grid = w
+        .elements
+        .iter()
+        .find_map(|e| match &e.element {
+            WorldElement::OccupancyGrid(g) => g.cells.as_ref(),
+            _ => None,
+        })
+        .expect("decoded grid");
+    assert_eq!((grid.cols, grid.rows, grid.resolution), (320, 200, 0.2));
+    assert_eq!(grid.origin, [-32.0, -20.0]);
+    let occupied = grid.occupied.iter().filter(|o| **o).count();
+    assert!(
+        occupied > 100 && occupied < grid.occupied.len() / 2,
+        "{occupied}"
+    );
     insta::assert_json_snapshot!("demo_many_robots", redacted(&w));
 }
 

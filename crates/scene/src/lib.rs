@@ -412,7 +412,13 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 None => b.warn("elevation maps from DEM text files are not built yet".into()),
             },
             WorldElement::OccupancyGrid(_) => {
-                b.warn("occupancy grids are not in the 3D scene yet".into())
+                // Seen by 2D lasers (which need its id and class); not 3D geometry yet.
+                let object = b.scene_object(&name, &label("wall"));
+                b.batch
+                    .by_name
+                    .insert(name.clone(), b.batch.objects.len() as u32);
+                b.batch.objects.push(object);
+                b.warn("occupancy grids are seen by 2D lasers only, not in the 3D scene yet".into())
             }
             WorldElement::PointCloud(_) => {
                 b.warn("point cloud elements are not in the 3D scene yet".into())

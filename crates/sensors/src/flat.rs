@@ -8,7 +8,7 @@ use crate::{SceneView, Target};
 use glam::{Vec2, Vec3A};
 use passerby_sim::Simulation;
 use passerby_sim::contacts::{Footprint, Shape};
-use passerby_world::{Pose3, WallSource, World, WorldElement};
+use passerby_world::{OccupancyCells, Pose3, WallSource, World, WorldElement};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -16,6 +16,8 @@ enum Outline {
     /// Closed polygon, world frame.
     Polygon(Vec<Vec2>),
     Circle(Vec2, f32),
+    /// An occupancy grid (occupied cells are obstacles).
+    Grid(std::sync::Arc<OccupancyCells>),
 }
 
 #[derive(Clone, Debug)]
@@ -37,6 +39,7 @@ pub struct FlatWorld {
 #[derive(Clone, Debug, Default)]
 pub struct FlatStatics {
     walls: Vec<(Vec<Vec2>, String)>,
+    grids: Vec<(std::sync::Arc<OccupancyCells>, String)>,
     vehicles: Vec<Footprint>,
     blocks: Vec<Option<Footprint>>,
     actors: Vec<f64>,
@@ -76,8 +79,21 @@ impl FlatStatics {
                 walls.push((outline, format!("element{}", i + 1)));
             }
         }
+        let grids = world
+            .elements
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match &e.element {
+                WorldElement::OccupancyGrid(g) => g
+                    .cells
+                    .clone()
+                    .map(|c| (std::sync::Arc::new(c), format!("element{}", i + 1))),
+                _ => None,
+            })
+            .collect();
         FlatStatics {
             walls,
+            grids,
             vehicles: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
             blocks: world.blocks.iter().map(Footprint::of_block).collect(),
             actors: world.actors.iter().map(|a| a.collision_radius).collect(),
@@ -103,6 +119,9 @@ impl FlatStatics {
         };
         for (outline, name) in &self.walls {
             push(Outline::Polygon(outline.clone()), name);
+        }
+        for (grid, name) in &self.grids {
+            push(Outline::Grid(grid.clone()), name);
         }
         if bodies_visible {
             let footprints = sim
@@ -192,6 +211,7 @@ impl FlatWorld {
 /// outline's normal there.
 fn hit_outline(outline: &Outline, o: Vec2, d: Vec2) -> Option<(f32, Vec2)> {
     match outline {
+        Outline::Grid(g) => hit_grid(g, o, d),
         Outline::Circle(c, r) => {
             let oc = o - *c;
             let b = oc.dot(d);
@@ -224,4 +244,110 @@ fn hit_outline(outline: &Outline, o: Vec2, d: Vec2) -> Option<(f32, Vec2)> {
             best
         }
     }
+}
+
+/// Longest distance walked through a grid (cells), to bound the traversal.
+const MAX_GRID_STEPS: usize = 1 << 16;
+
+/// The first occupied cell along a ray through a grid (Amanatides-Woo traversal in the grid's
+/// frame), with the normal of the face it entered by. A ray starting in an occupied cell hits at
+/// distance 0.
+fn hit_grid(g: &OccupancyCells, o: Vec2, d: Vec2) -> Option<(f32, Vec2)> {
+    let (s, c) = g.yaw.sin_cos();
+    let res = g.resolution;
+    // Into the grid frame, in cells.
+    let rel = (f64::from(o.x) - g.origin[0], f64::from(o.y) - g.origin[1]);
+    let p = (
+        (c * rel.0 + s * rel.1) / res,
+        (-s * rel.0 + c * rel.1) / res,
+    );
+    let dir = (
+        c * f64::from(d.x) + s * f64::from(d.y),
+        -s * f64::from(d.x) + c * f64::from(d.y),
+    );
+    // Enter the grid's box first.
+    let (w, h) = (g.cols as f64, g.rows as f64);
+    let mut t_enter: f64 = 0.0;
+    let mut t_exit = f64::INFINITY;
+    for (pos, dd, size) in [(p.0, dir.0, w), (p.1, dir.1, h)] {
+        if dd.abs() < 1e-12 {
+            if pos < 0.0 || pos >= size {
+                return None;
+            }
+        } else {
+            let (a, b) = ((0.0 - pos) / dd, (size - pos) / dd);
+            t_enter = t_enter.max(a.min(b));
+            t_exit = t_exit.min(a.max(b));
+        }
+    }
+    if t_enter > t_exit {
+        return None;
+    }
+    let start = (p.0 + dir.0 * t_enter, p.1 + dir.1 * t_enter);
+    let mut cell = (
+        (start.0.floor() as i64).clamp(0, g.cols as i64 - 1),
+        (start.1.floor() as i64).clamp(0, g.rows as i64 - 1),
+    );
+    let step = (dir.0.signum() as i64, dir.1.signum() as i64);
+    let next = |pos: f64, dd: f64, i: i64| -> f64 {
+        if dd > 0.0 {
+            ((i + 1) as f64 - pos) / dd
+        } else if dd < 0.0 {
+            (i as f64 - pos) / dd
+        } else {
+            f64::INFINITY
+        }
+    };
+    let mut t_max = (next(p.0, dir.0, cell.0), next(p.1, dir.1, cell.1));
+    let delta = (
+        if dir.0 != 0.0 {
+            1.0 / dir.0.abs()
+        } else {
+            f64::INFINITY
+        },
+        if dir.1 != 0.0 {
+            1.0 / dir.1.abs()
+        } else {
+            f64::INFINITY
+        },
+    );
+    // The face the ray entered the current cell by (grid frame), for the normal.
+    let mut entered_x = t_enter > 0.0 && {
+        let ax = if dir.0.abs() > 1e-12 {
+            ((if dir.0 > 0.0 { 0.0 } else { w }) - p.0) / dir.0
+        } else {
+            f64::NEG_INFINITY
+        };
+        (ax - t_enter).abs() < 1e-9
+    };
+    let mut t = t_enter;
+    for _ in 0..MAX_GRID_STEPS {
+        if cell.0 < 0 || cell.1 < 0 || cell.0 >= g.cols as i64 || cell.1 >= g.rows as i64 {
+            return None;
+        }
+        if g.is_occupied(cell.0, cell.1) {
+            let n_grid = if entered_x {
+                (-dir.0.signum(), 0.0)
+            } else {
+                (0.0, -dir.1.signum())
+            };
+            let normal = Vec2::new(
+                (c * n_grid.0 - s * n_grid.1) as f32,
+                (s * n_grid.0 + c * n_grid.1) as f32,
+            );
+            return Some(((t * res) as f32, normal));
+        }
+        if t_max.0 < t_max.1 {
+            t = t_max.0;
+            t_max.0 += delta.0;
+            cell.0 += step.0;
+            entered_x = true;
+        } else {
+            t = t_max.1;
+            t_max.1 += delta.1;
+            cell.1 += step.1;
+            entered_x = false;
+        }
+    }
+    None
 }

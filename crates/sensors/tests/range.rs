@@ -387,3 +387,57 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
     }
     assert!(on_body > 100, "{on_body} points on the walker");
 }
+
+#[test]
+fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
+    // 20 x 10 pixels, white but for a black column at x = 15; pixel (5, 5) (from the left and
+    // from the bottom) at the world origin, 0.1 m per pixel: the column spans x in [1.0, 1.1).
+    let dir = std::env::temp_dir().join(format!("passerby-grid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png_path = dir.join("grid.png");
+    let (w, h) = (20u32, 10u32);
+    let pixels: Vec<u8> = (0..h)
+        .flat_map(|_| (0..w).map(|x| if x == 15 { 0u8 } else { 255 }))
+        .collect();
+    {
+        let file = std::fs::File::create(&png_path).unwrap();
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+        enc.set_color(png::ColorType::Grayscale);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.write_header()
+            .unwrap()
+            .write_image_data(&pixels)
+            .unwrap();
+    }
+    let world = load(&format!(
+        r#"<element class="occupancy_grid"><file>{}</file><resolution>0.1</resolution>
+          <centerpixel_x>5</centerpixel_x><centerpixel_y>5</centerpixel_y></element>
+        <sensor class="laser" name="flat"><pose_3d>0 0 0.2 0 0 0</pose_3d><sensor_period>0.1</sensor_period>
+          <fov_degrees>90</fov_degrees><nrays>91</nrays><max_range>10</max_range>
+          <range_std_noise>0</range_std_noise><angle_std_noise_deg>0</angle_std_noise_deg></sensor>"#,
+        png_path.display()
+    ));
+    let obs = run(&world, 0.1, 0, |_, _| {});
+    let Observation::LaserScan(scan) = &obs[0] else {
+        panic!("{obs:?}")
+    };
+    // Straight ahead: the column's near face; at 20° (y = 0.36 at x = 1, inside the grid's
+    // y range [-0.5, 0.5)) 1 / cos 20°; at 30° (y = 0.58) the beam has left the grid.
+    assert!((scan.ranges[45] - 1.0).abs() < 1e-5, "{}", scan.ranges[45]);
+    let at = |deg: f32| scan.ranges[(45.0 + deg) as usize];
+    assert!(
+        (at(20.0) - 1.0 / 20f32.to_radians().cos()).abs() < 1e-4,
+        "{}",
+        at(20.0)
+    );
+    assert!(
+        at(30.0).is_infinite(),
+        "y = 0.58 at x = 1 is off the grid: {}",
+        at(30.0)
+    );
+    assert!(
+        scan.instances[45] > 0 && scan.labels[45] == 2,
+        "the grid is a wall"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -83,6 +83,36 @@ pub struct OccupancyGrid {
     pub restitution: f64,
     /// Friction.
     pub lateral_friction: f64,
+    /// The decoded cells (images and ROS maps; `None` for MRPT `.gridmap` files).
+    pub cells: Option<OccupancyCells>,
+}
+
+/// An occupancy grid's cells in the world.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OccupancyCells {
+    /// Cells along the grid's x.
+    pub cols: usize,
+    /// Cells along the grid's y.
+    pub rows: usize,
+    /// Metres per cell.
+    pub resolution: f64,
+    /// World position of the outer corner of cell (0, 0) (the image's lower-left pixel).
+    pub origin: [f64; 2],
+    /// Rotation of the grid's axes from the world's, radians.
+    pub yaw: f64,
+    /// Row-major from the bottom row of the image: whether each cell is occupied.
+    #[serde(skip)]
+    pub occupied: Vec<bool>,
+}
+
+impl OccupancyCells {
+    /// Whether cell `(col, row)` (row 0 at the bottom) is occupied; outside is free.
+    pub fn is_occupied(&self, col: i64, row: i64) -> bool {
+        if col < 0 || row < 0 || col as usize >= self.cols || row as usize >= self.rows {
+            return false;
+        }
+        self.occupied[row as usize * self.cols + col as usize]
+    }
 }
 
 /// A ROS `map_server` map description (`map.yaml`).

@@ -81,6 +81,9 @@ pub struct PointCloud {
     pub rings: u16,
     /// Columns per sweep.
     pub columns: u32,
+    /// The organised range image: `rings x columns` ranges (metres, noise included), row `r` for
+    /// ring `r`, NaN where there was no return.
+    pub range_image: Vec<f32>,
 }
 
 #[derive(Clone, Debug)]
@@ -88,6 +91,18 @@ struct Sweep {
     stamp: f64,
     next_column: u32,
     points: Vec<LidarPoint>,
+    range_image: Vec<f32>,
+}
+
+impl Sweep {
+    fn new(stamp: f64, rings: usize, columns: u32) -> Sweep {
+        Sweep {
+            stamp,
+            next_column: 0,
+            points: Vec::new(),
+            range_image: vec![f32::NAN; rings * columns as usize],
+        }
+    }
 }
 
 /// A lidar's pattern and state.
@@ -137,11 +152,7 @@ impl Lidar {
             columns,
             dirs,
             rng,
-            sweep: Sweep {
-                stamp: 0.0,
-                next_column: 0,
-                points: Vec::new(),
-            },
+            sweep: Sweep::new(0.0, elevations.len(), columns),
         }
     }
 
@@ -164,11 +175,7 @@ impl Lidar {
         match self.params.scan_mode {
             ScanMode::Flash => {
                 if due {
-                    self.sweep = Sweep {
-                        stamp: t_now,
-                        next_column: 0,
-                        points: Vec::new(),
-                    };
+                    self.sweep = Sweep::new(t_now, self.rings, self.columns);
                     self.cast(view, world_from_sensor, 0..self.columns, false);
                     done.push(self.finish(t_now + self.period));
                 }
@@ -204,11 +211,7 @@ impl Lidar {
     fn finish(&mut self, next_stamp: f64) -> PointCloud {
         let sweep = std::mem::replace(
             &mut self.sweep,
-            Sweep {
-                stamp: next_stamp,
-                next_column: 0,
-                points: Vec::new(),
-            },
+            Sweep::new(next_stamp, self.rings, self.columns),
         );
         PointCloud {
             sensor: self.sensor.clone(),
@@ -216,6 +219,7 @@ impl Lidar {
             points: sweep.points,
             rings: self.rings as u16,
             columns: self.columns,
+            range_image: sweep.range_image,
         }
     }
 
@@ -275,6 +279,13 @@ impl Lidar {
             let range = f64::from(t) + noise;
             if range <= 0.0 || range > self.params.max_range {
                 continue;
+            }
+            if let Some(cell) = self
+                .sweep
+                .range_image
+                .get_mut(ring as usize * self.columns as usize + column as usize)
+            {
+                *cell = range as f32;
             }
             let dir = self.dirs[index];
             let intensity = if self.params.generate_intensity {

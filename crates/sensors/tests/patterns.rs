@@ -36,7 +36,13 @@ fn close(a: f64, b: f64) -> bool {
 fn shipped_lidar_definitions_give_their_documented_beam_patterns() {
     let (vlp16, columns) = beams("velodyne-vlp16.sensor.xml");
     assert_eq!(vlp16.len(), 16);
-    assert!(vlp16.iter().enumerate().all(|(i, e)| close(*e, -15.0 + 2.0 * i as f64)), "{vlp16:?}");
+    assert!(
+        vlp16
+            .iter()
+            .enumerate()
+            .all(|(i, e)| close(*e, -15.0 + 2.0 * i as f64)),
+        "{vlp16:?}"
+    );
     // 600 rpm at 55.296 us per firing: 1808 columns (MVSim's %g rounding of 1808.45).
     assert_eq!(columns, 1808);
     let (os1, columns) = beams("ouster-os1.sensor.xml");
@@ -50,7 +56,13 @@ fn shipped_lidar_definitions_give_their_documented_beam_patterns() {
     ] {
         let (helios, _) = beams(file);
         assert_eq!(helios.len(), 32, "{file}");
-        assert!(helios.windows(2).all(|w| w[0] < w[1]), "{file}: ring 0 lowest, ascending");
-        assert!(close(helios[0], lowest) && close(helios[31], highest), "{file}: {helios:?}");
+        assert!(
+            helios.windows(2).all(|w| w[0] < w[1]),
+            "{file}: ring 0 lowest, ascending"
+        );
+        assert!(
+            close(helios[0], lowest) && close(helios[31], highest),
+            "{file}: {helios:?}"
+        );
     }
 }

@@ -116,6 +116,13 @@ fn every_lidar_range_in_a_closed_room_is_the_analytic_distance() {
         );
         assert!(p.intensity > 0.0 && p.intensity <= 1.0);
     }
+    // The organised image holds the same ranges, ring by ring.
+    assert_eq!(cloud.range_image.len(), 16 * 360);
+    for (i, p) in cloud.points.iter().enumerate() {
+        let (column, ring) = (i / 16, i % 16);
+        let r = cloud.range_image[ring * 360 + column];
+        assert!((r - Vec3::from_array(p.position).length()).abs() < 1e-5);
+    }
     // Column 0 looks along -X (azimuth +180), the lowest ring first.
     let first = Vec3::from_array(cloud.points[0].position);
     assert!(

@@ -2,6 +2,7 @@
 //! exit status (0 success, 1 invalid input, 2 usage or internal failure).
 
 mod commands;
+mod pipeline;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -52,8 +53,8 @@ enum Command {
     /// Inspect a 3D model file, or pose it at an instant of a clip.
     #[command(subcommand)]
     Model(commands::model::ModelCommand),
-    /// Simulate a world and record its sensors (not available yet).
-    Run(commands::reserved::ReservedArgs),
+    /// Simulate a world and record everything to MCAP (ROS 2 messages).
+    Run(commands::run::RunArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
     Bench(commands::bench::BenchArgs),
 }
@@ -77,10 +78,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Model(command) => commands::model::run(&cli.global, command),
-        Command::Run(_) => commands::reserved::run(
-            "run",
-            "the simulation loop and MCAP recording (issues #5 and #8)",
-        ),
+        Command::Run(args) => commands::run::run(&cli.global, args),
         Command::Bench(args) => commands::bench::run(&cli.global, args),
     };
     match result {

@@ -102,10 +102,29 @@ fn quiet_hides_the_summary_and_warnings() {
 }
 
 #[test]
-fn reserved_commands_say_they_are_not_available() {
-    let out = passerby(&["run", "examples/actors.world.xml"]);
+fn run_refuses_bad_arguments_with_clear_errors() {
+    let out = passerby(&[
+        "run",
+        "examples/actors.world.xml",
+        "--start-time",
+        "yesterday",
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("`passerby run` is not available yet"));
+    assert!(
+        text(&out.stderr).contains("--start-time `yesterday`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = passerby(&["run", "examples/actors.world.xml", "--duration", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--duration must be a positive number"));
+    let out = passerby(&["run", "examples/missing.world.xml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("missing.world.xml"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -7,7 +7,6 @@
 use crate::GlobalArgs;
 use crate::commands::check::load_options;
 use clap::Args;
-use passerby_assets::{ModelLibrary, Resolver};
 use passerby_mvsim::load_world_file;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -54,13 +53,7 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let cache = global
-        .asset_cache
-        .clone()
-        .unwrap_or_else(Resolver::default_cache_dir);
-    let mut resolver = Resolver::new(cache);
-    resolver.download = global.download;
-    let mut library = ModelLibrary::new(resolver);
+    let mut library = crate::commands::check::model_library(global);
     let started = Instant::now();
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
     if let Some(seconds) = args.simulate {

@@ -33,6 +33,17 @@ pub fn load_options(global: &GlobalArgs) -> LoadOptions {
     opts
 }
 
+/// The model library of the global flags (`--asset-cache`, `--download`).
+pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
+    let cache = global
+        .asset_cache
+        .clone()
+        .unwrap_or_else(Resolver::default_cache_dir);
+    let mut resolver = Resolver::new(cache);
+    resolver.download = global.download;
+    ModelLibrary::new(resolver)
+}
+
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = load_world_file(&args.world, &load_options(global));
@@ -49,13 +60,7 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         .count();
     match loaded.world {
         Some(world) => {
-            let cache = global
-                .asset_cache
-                .clone()
-                .unwrap_or_else(Resolver::default_cache_dir);
-            let mut resolver = Resolver::new(cache);
-            resolver.download = global.download;
-            let mut library = ModelLibrary::new(resolver);
+            let mut library = model_library(global);
             let models = load_models(&world, &mut library);
             if !global.quiet {
                 for (uri, reason) in &models.missing {

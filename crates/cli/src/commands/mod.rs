@@ -3,5 +3,5 @@
 pub mod bench;
 pub mod check;
 pub mod model;
-pub mod reserved;
+pub mod run;
 pub mod simulate;

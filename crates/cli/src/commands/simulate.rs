@@ -2,13 +2,13 @@
 //! skinning and refits, every sensor) for a stretch of simulated time, timed against the wall
 //! clock: the real-time factor is simulated seconds per wall second.
 
-use passerby_scene::{BuiltScene, LiveScene, SceneGround};
-use passerby_sensors::{Observation, Rig, SceneView};
-use passerby_sim::{SimOptions, Simulation};
+use crate::pipeline::Pipeline;
+use passerby_scene::BuiltScene;
+use passerby_sensors::Observation;
 use passerby_world::World;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Per sensor: observations and points (or rays) produced.
 #[derive(Default)]
@@ -26,30 +26,15 @@ pub fn run(
     seconds: f64,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let ground = SceneGround::new(&built, world);
-    let mut live = LiveScene::new(built, world)?;
-    let options = SimOptions {
-        timestep: None,
-        seed,
-    };
-    let mut sim = Simulation::with_options(world, &options)?;
-    sim.set_ground(Box::new(ground));
-    let mut rig = Rig::new(world, seed);
-    for n in sim.notices().iter().chain(rig.notices()) {
+    let mut run = Pipeline::new(world, built, seed)?;
+    for n in run.notices() {
         eprintln!("note: {n}");
     }
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
-    let (mut t_sim, mut t_scene, mut t_sensors) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let started = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
-        while sim.time() < seconds - 1e-9 {
-            let t0 = Instant::now();
-            sim.step();
-            let t1 = Instant::now();
-            live.update(&sim)?;
-            let t2 = Instant::now();
-            let view = SceneView { built: &live.built };
-            for o in rig.step(&sim, &view) {
+        while run.sim.time() < seconds - 1e-9 {
+            for o in run.step()? {
                 let (name, points) = match &o {
                     Observation::PointCloud(c) => (full_name(&c.sensor), c.points.len()),
                     Observation::LaserScan(s) => (full_name(&s.sensor), s.ranges.len()),
@@ -60,16 +45,12 @@ pub fn run(
                 entry.observations += 1;
                 entry.points += points as u64;
             }
-            let t3 = Instant::now();
-            (t_sim, t_scene, t_sensors) = (
-                t_sim + (t1 - t0),
-                t_scene + (t2 - t1),
-                t_sensors + (t3 - t2),
-            );
         }
         Ok(())
     })?;
     let wall = started.elapsed().as_secs_f64();
+    let (sim, times) = (&run.sim, run.times);
+    let (t_sim, t_scene, t_sensors) = (times.simulation, times.scene, times.sensors);
     let simulated = sim.time();
     let factor = simulated / wall.max(1e-9);
     if json {
@@ -113,5 +94,5 @@ pub fn run(
 }
 
 fn full_name(s: &passerby_sim::schedule::SensorRef) -> String {
-    format!("{}/{}", s.vehicle.as_deref().unwrap_or("world"), s.name)
+    passerby_record::full_name(s)
 }

@@ -1,0 +1,278 @@
+//! `passerby run WORLD [--duration S] [--out FILE.mcap] [--threads N] [--realtime-factor X]
+//! [--transforms F] [--commands F] [--start-time T]`: loads, simulates and records to MCAP.
+//!
+//! The recording is streamed; Ctrl-C (or an error) stops the loop and finishes the file
+//! properly (summary and index written), then exits non-zero. Without a terminal a progress
+//! line is logged every few seconds; at the end a summary per topic.
+
+use crate::GlobalArgs;
+use crate::commands::check::load_options;
+use crate::pipeline::Pipeline;
+use anyhow::Context as _;
+use clap::Args;
+use passerby_mvsim::load_world_file;
+use passerby_record::Recorder;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Arguments of `run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The world file.
+    #[arg(value_name = "WORLD")]
+    pub world: PathBuf,
+    /// Simulated seconds to run.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub duration: f64,
+    /// The recording [default: the world's name with `.mcap`, in the current directory].
+    #[arg(long, value_name = "FILE.mcap")]
+    pub out: Option<PathBuf>,
+    /// Worker threads [default: all cores]. The recording is identical for any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Pace the loop to this many simulated seconds per wall second (0: as fast as possible).
+    #[arg(long, default_value_t = 0.0, value_name = "X")]
+    pub realtime_factor: f64,
+    /// Timed transforms to replay (CSV or JSON lines, docs/timed-inputs.md).
+    #[arg(long, value_name = "FILE")]
+    pub transforms: Option<PathBuf>,
+    /// Timed vehicle velocity commands to replay (CSV or JSON lines).
+    #[arg(long, value_name = "FILE")]
+    pub commands: Option<PathBuf>,
+    /// The wall-clock date of simulated time 0, written in stamps: RFC 3339 UTC
+    /// (`2026-01-01T00:00:00Z`) or seconds since 1970.
+    #[arg(long, default_value = "1970-01-01T00:00:00Z", value_name = "TIME")]
+    pub start_time: String,
+}
+
+/// Runs the command.
+pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let epoch = parse_start_time(&args.start_time)
+        .with_context(|| format!("--start-time `{}`", args.start_time))?;
+    if !(args.duration > 0.0 && args.duration.is_finite()) {
+        anyhow::bail!("--duration must be a positive number of seconds");
+    }
+    let loaded = load_world_file(&args.world, &load_options(global));
+    let Some(world) = loaded.world else {
+        for d in &loaded.diagnostics {
+            eprintln!("{}\n", d.render(&loaded.sources));
+        }
+        return Ok(ExitCode::from(1));
+    };
+    if !global.quiet {
+        for d in &loaded.diagnostics {
+            eprintln!("{}", d.headline(&loaded.sources));
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let mut library = crate::commands::check::model_library(global);
+    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    if !global.quiet {
+        for w in &built.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    let labels = label_tables(&built);
+    let mut pipeline = Pipeline::new(&world, built, global.seed)?;
+    if !global.quiet {
+        for n in pipeline.notices() {
+            eprintln!("note: {n}");
+        }
+    }
+    if let Some(path) = &args.transforms {
+        let parsed = passerby_timed::read_transforms(path);
+        if report(&parsed.diags, &parsed.sources) {
+            return Ok(ExitCode::from(1));
+        }
+        let commands = match &args.commands {
+            Some(c) => {
+                let p = passerby_timed::read_commands(c);
+                if report(&p.diags, &p.sources) {
+                    return Ok(ExitCode::from(1));
+                }
+                p.rows
+            }
+            None => Vec::new(),
+        };
+        pipeline.sim.set_replay(parsed.rows, commands)?;
+    } else if let Some(c) = &args.commands {
+        let p = passerby_timed::read_commands(c);
+        if report(&p.diags, &p.sources) {
+            return Ok(ExitCode::from(1));
+        }
+        pipeline.sim.set_replay(Vec::new(), p.rows)?;
+    }
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
+    let mut recorder = Recorder::create(&out, &world, epoch)?;
+    recorder.metadata("passerby.labels", labels)?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        // A second handler cannot be installed (tests run many commands): ignore that.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let started = Instant::now();
+    let mut last_log = Instant::now();
+    let result: anyhow::Result<()> = pool.install(|| {
+        while pipeline.sim.time() < args.duration - 1e-9 {
+            if interrupted.load(Ordering::SeqCst) {
+                break;
+            }
+            let observations = pipeline.step()?;
+            recorder.record_step(&pipeline.sim, &observations)?;
+            if args.realtime_factor > 0.0 {
+                let due = Duration::from_secs_f64(pipeline.sim.time() / args.realtime_factor);
+                if let Some(wait) = due.checked_sub(started.elapsed()) {
+                    std::thread::sleep(wait);
+                }
+            }
+            if !global.quiet && last_log.elapsed() > Duration::from_secs(3) {
+                last_log = Instant::now();
+                let t = pipeline.sim.time();
+                eprintln!(
+                    "simulated {t:.1} of {:.1} s, {:.2}x real time",
+                    args.duration,
+                    t / started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        Ok(())
+    });
+    // Whatever happened, finish the file so that it stays readable.
+    let simulated = pipeline.sim.time();
+    let counts = recorder.finish()?;
+    let wall = started.elapsed().as_secs_f64();
+    if !global.quiet {
+        let size = std::fs::metadata(&out).map_or(0, |m| m.len());
+        println!(
+            "simulated {simulated:.2} s in {wall:.2} s ({:.2}x real time); wrote {} ({:.1} MB)",
+            simulated / wall.max(1e-9),
+            out.display(),
+            size as f64 / 1e6
+        );
+        for (topic, c) in &counts {
+            println!("  {topic}: {} messages, {} points", c.messages, c.points);
+        }
+    }
+    result?;
+    if interrupted.load(Ordering::SeqCst) {
+        eprintln!("interrupted: the recording holds the first {simulated:.2} s");
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints diagnostics; whether any was an error.
+fn report(diags: &passerby_diag::Diagnostics, sources: &passerby_diag::SourceMap) -> bool {
+    for d in diags.iter() {
+        eprintln!("{}\n", d.render(sources));
+    }
+    diags.has_errors()
+}
+
+fn default_out(world: &Path) -> PathBuf {
+    let stem = world
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map_or("run", |n| n.split('.').next().unwrap_or("run"));
+    PathBuf::from(format!("{stem}.mcap"))
+}
+
+/// The instance and class tables as JSON strings (metadata `passerby.labels`).
+fn label_tables(built: &passerby_scene::BuiltScene) -> BTreeMap<String, String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let instances: Vec<serde_json::Value> = built
+        .all_objects()
+        .filter(|o| seen.insert(o.id))
+        .map(|o| serde_json::json!({"id": o.id, "name": o.name, "class": o.class, "class_id": o.class_id}))
+        .collect();
+    let classes: Vec<serde_json::Value> = built
+        .classes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, c)| serde_json::json!({"id": i, "name": c}))
+        .collect();
+    BTreeMap::from([
+        (
+            "instances".to_owned(),
+            serde_json::Value::from(instances).to_string(),
+        ),
+        (
+            "classes".to_owned(),
+            serde_json::Value::from(classes).to_string(),
+        ),
+    ])
+}
+
+/// Nanoseconds since 1970 of `2026-01-01T00:00:00Z` (UTC, optional fraction) or of a number of
+/// seconds.
+fn parse_start_time(text: &str) -> anyhow::Result<u64> {
+    if let Ok(seconds) = text.parse::<f64>() {
+        anyhow::ensure!(
+            seconds >= 0.0 && seconds.is_finite(),
+            "negative or not finite"
+        );
+        return Ok((seconds * 1e9).round() as u64);
+    }
+    let t = text.trim();
+    let t = t
+        .strip_suffix('Z')
+        .or_else(|| t.strip_suffix("+00:00"))
+        .context("expected a UTC time ending in Z, like 2026-01-01T00:00:00Z")?;
+    let (date, time) = t.split_once(['T', ' ']).context("expected DATE T TIME")?;
+    let num = |s: &str| s.parse::<i64>().context("expected digits");
+    let d: Vec<&str> = date.split('-').collect();
+    let tm: Vec<&str> = time.split(':').collect();
+    anyhow::ensure!(
+        d.len() == 3 && tm.len() == 3,
+        "expected YYYY-MM-DDTHH:MM:SS"
+    );
+    let (y, m, day) = (num(d[0])?, num(d[1])?, num(d[2])?);
+    let (hh, mm) = (num(tm[0])?, num(tm[1])?);
+    let ss: f64 = tm[2].parse().context("expected seconds")?;
+    anyhow::ensure!(
+        (1970..=9999).contains(&y)
+            && (1..=12).contains(&m)
+            && (1..=31).contains(&day)
+            && (0..24).contains(&hh)
+            && (0..60).contains(&mm)
+            && (0.0..61.0).contains(&ss),
+        "date or time out of range"
+    );
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (yy, mm_) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm_ + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let seconds = days * 86_400 + hh * 3600 + mm * 60;
+    Ok((seconds as f64 * 1e9 + ss * 1e9).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_start_time;
+
+    #[test]
+    fn start_times_parse_as_utc() {
+        assert_eq!(parse_start_time("1970-01-01T00:00:00Z").unwrap(), 0);
+        assert_eq!(
+            parse_start_time("2026-11-22T05:00:00Z").unwrap(),
+            1_795_323_600 * 1_000_000_000
+        );
+        assert_eq!(parse_start_time("12.5").unwrap(), 12_500_000_000);
+        assert!(parse_start_time("yesterday").is_err());
+        assert!(parse_start_time("2026-13-01T00:00:00Z").is_err());
+    }
+}

@@ -1,0 +1,57 @@
+"""Reads a Passerby recording with readers we did not write (mcap + mcap-ros2-support, rosbags) and
+checks its contract: every topic decodes, counts match the sensors' rates over the duration, point
+fields are as listed, stamps increase, the walking actor's points carry its instance id.
+
+usage: readers.py RECORDING.mcap DURATION_SECONDS
+"""
+import json
+import sys
+from pathlib import Path
+
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+from rosbags.highlevel import AnyReader
+
+path, duration = sys.argv[1], float(sys.argv[2])
+expected_rates = {  # messages per second, from examples/sensor_rig.world.xml
+    "/clock": 200, "/tf": 200, "/r1/odom": 200, "/r1/scan": 20, "/r1/imu": 20,
+    "/r1/vlp16_points": 10, "/r1/gps": 1,
+}
+fields = [("x", 0, 7), ("y", 4, 7), ("z", 8, 7), ("intensity", 12, 7), ("ring", 16, 4),
+          ("time", 20, 7), ("instance", 24, 6), ("label", 18, 4)]
+
+counts, last_stamp, actor_points = {}, {}, 0
+with open(path, "rb") as f:
+    reader = make_reader(f, decoder_factories=[DecoderFactory()])
+    labels = {m.name: m.metadata for m in reader.iter_metadata()}["passerby.labels"]
+    instances = {i["name"]: i["id"] for i in json.loads(labels["instances"])}
+    walker = instances["passerby1"]
+    for schema, channel, message, msg in reader.iter_decoded_messages():
+        counts[channel.topic] = counts.get(channel.topic, 0) + 1
+        stamp = None
+        if hasattr(msg, "header"):
+            stamp = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+        elif channel.topic == "/clock":
+            stamp = msg.clock.sec * 10**9 + msg.clock.nanosec
+        if stamp is not None:
+            assert stamp > last_stamp.get(channel.topic, -1), f"{channel.topic}: stamps must increase"
+            last_stamp[channel.topic] = stamp
+        if channel.topic == "/r1/vlp16_points":
+            assert [(x.name, x.offset, x.datatype) for x in msg.fields] == fields, msg.fields
+            assert msg.point_step == 28 and msg.height == 1 and msg.header.frame_id == "r1/vlp16"
+            data = bytes(msg.data)
+            for i in range(msg.width):
+                if int.from_bytes(data[28 * i + 24:28 * i + 28], "little") == walker:
+                    actor_points += 1
+for topic, rate in expected_rates.items():
+    want = round(rate * duration)
+    assert abs(counts.get(topic, 0) - want) <= 1, f"{topic}: {counts.get(topic)} messages, expected {want}"
+assert actor_points > 0, "the walking actor is seen with its instance id"
+
+with AnyReader([Path(path)]) as bag:
+    decoded = 0
+    for connection, timestamp, raw in bag.messages():
+        bag.deserialize(raw, connection.msgtype)
+        decoded += 1
+    assert decoded == sum(counts.values()), (decoded, counts)
+print(f"ok: {sum(counts.values())} messages on {len(counts)} topics, {actor_points} points on the walker")

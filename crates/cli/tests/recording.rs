@@ -1,0 +1,149 @@
+//! `passerby run` recordings, read back by readers we did not write: the `mcap` crate here, and
+//! Python's `mcap` + `mcap-ros2-support` and `rosbags` (installed from PyPI into a virtual
+//! environment under the target directory on first use; `.ci/run` prepares it).
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn passerby() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_passerby"));
+    c.current_dir(repo()).arg("--quiet");
+    c
+}
+
+fn record(out: &Path, seconds: &str, threads: &str) {
+    let status = passerby()
+        .args([
+            "run",
+            "examples/sensor_rig.world.xml",
+            "--duration",
+            seconds,
+            "--threads",
+            threads,
+        ])
+        .arg("--out")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Python with the readers, in a virtual environment made on first use.
+fn readers_python() -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers-venv");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .expect("python3 is needed to check recordings with independent readers");
+        assert!(made.success(), "python3 -m venv failed");
+        let installed = Command::new(venv.join("bin/pip"))
+            .args([
+                "install",
+                "--quiet",
+                "mcap==1.6.0",
+                "mcap-ros2-support==0.6.0",
+                "rosbags==0.11.9",
+            ])
+            .status()
+            .unwrap();
+        assert!(installed.success(), "pip install of the readers failed");
+    }
+    python
+}
+
+/// Message count per channel, through the `mcap` crate's reader (summary and index checked).
+fn channel_counts(path: &Path) -> Vec<(String, u64)> {
+    let bytes = std::fs::read(path).unwrap();
+    let summary = mcap::Summary::read(&bytes)
+        .unwrap()
+        .expect("a summary section");
+    let stats = summary.stats.expect("statistics");
+    let mut counts: Vec<(String, u64)> = summary
+        .channels
+        .values()
+        .map(|c| (c.topic.clone(), stats.channel_message_counts[&c.id]))
+        .collect();
+    counts.sort();
+    // Every message decodes as a record.
+    let mut n = 0;
+    for message in mcap::MessageStream::new(&bytes).unwrap() {
+        message.unwrap();
+        n += 1;
+    }
+    assert_eq!(n as u64, stats.message_count);
+    counts
+}
+
+#[test]
+fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recording");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (one, two) = (dir.join("one.mcap"), dir.join("two.mcap"));
+    record(&one, "2", "1");
+    record(&two, "2", "2");
+    assert!(
+        std::fs::read(&one).unwrap() == std::fs::read(&two).unwrap(),
+        "byte-identical for 1 and 2 threads"
+    );
+    let counts = channel_counts(&one);
+    assert!(
+        counts
+            .iter()
+            .any(|(t, n)| t == "/r1/vlp16_points" && *n == 20),
+        "{counts:?}"
+    );
+    let out = Command::new(readers_python())
+        .arg(repo().join("crates/cli/tests/readers.py"))
+        .arg(&one)
+        .arg("2")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_interrupted_run_leaves_a_readable_recording() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interrupted");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("cut.mcap");
+    let mut child = passerby()
+        .args([
+            "run",
+            "examples/sensor_rig.world.xml",
+            "--duration",
+            "600",
+            "--realtime-factor",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "interrupted runs exit non-zero");
+    let counts = channel_counts(&out);
+    let clock = counts.iter().find(|(t, _)| t == "/clock").unwrap().1;
+    assert!(
+        (200..=600).contains(&clock),
+        "about 2 s recorded: {clock} clock messages"
+    );
+}

@@ -1,0 +1,336 @@
+//! Recordings: the simulation and its sensors as ROS 2 messages (CDR) in an MCAP file, with the
+//! message definitions embedded, so Foxglove, ROS 2 tools and Python readers (`rosbags`, `mcap`)
+//! open it without a ROS install.
+//!
+//! Owns: topic and frame naming, message encoding, the MCAP container (lz4 chunks, index and
+//! summary so players can seek). Must not touch: simulation or sensing (it receives states and
+//! observations after each step). Time is simulated time from a fixed epoch, never the wall
+//! clock: the same world and seed give the same bytes.
+//!
+//! Topics (always with the vehicle prefix, unlike MVSim which drops it for a single vehicle;
+//! standalone sensors under `/world/`): `/clock`, `/tf`, `/tf_static`, `/<veh>/odom`,
+//! `/<veh>/<lidar>_points`, `/<veh>/<laser>`, `/<veh>/<imu>`, `/<veh>/<gnss>`. Frames: `map` ->
+//! `<veh>/odom` (identity: odometry is exact) -> `<veh>/base_link` -> `<veh>/<sensor>`;
+//! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
+
+pub mod cdr;
+pub mod encode;
+pub mod ros;
+
+use mcap::records::{MessageHeader, Metadata};
+use passerby_sensors::Observation;
+use passerby_sim::Simulation;
+use passerby_sim::keyframes::rotation;
+use passerby_sim::schedule::SensorRef;
+use passerby_world::{Pose3, World};
+use ros::{MsgType, Transform};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// Why recording failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file could not be created or written (a full disk lands here).
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The recording.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The MCAP writer failed.
+    #[error("cannot write {path}: {source}")]
+    Mcap {
+        /// The recording.
+        path: PathBuf,
+        /// The cause.
+        source: mcap::McapError,
+    },
+}
+
+/// Per topic: messages written and points (or samples) they held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicCount {
+    /// Messages.
+    pub messages: u64,
+    /// Points, ranges or samples.
+    pub points: u64,
+}
+
+/// An MCAP file being written.
+pub struct Recorder {
+    path: PathBuf,
+    writer: mcap::Writer<BufWriter<File>>,
+    schemas: HashMap<&'static str, u16>,
+    channels: HashMap<String, u16>,
+    sequences: HashMap<u16, u32>,
+    counts: BTreeMap<String, TopicCount>,
+    epoch_nanos: u64,
+    world_frames: WorldFrames,
+    static_written: bool,
+}
+
+/// What the recorder needs to know about the world's sensors.
+#[derive(Clone, Debug, Default)]
+struct WorldFrames {
+    /// Per sensor: (parent frame, own frame, mount transform, period).
+    sensors: HashMap<SensorRef, (String, String, Transform, f64)>,
+}
+
+fn transform_of(p: &Pose3) -> Transform {
+    let q = rotation(p);
+    Transform {
+        translation: [p.x, p.y, p.z],
+        rotation: [q.x, q.y, q.z, q.w],
+    }
+}
+
+/// `vehicle/name` or `world/name`.
+pub fn full_name(s: &SensorRef) -> String {
+    format!("{}/{}", s.vehicle.as_deref().unwrap_or("world"), s.name)
+}
+
+impl Recorder {
+    /// Creates `path` for a run of `world` whose time 0 is `epoch_nanos` after 1970-01-01.
+    pub fn create(path: &Path, world: &World, epoch_nanos: u64) -> Result<Recorder, RecordError> {
+        let file = File::create(path).map_err(|source| RecordError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let options = mcap::WriteOptions::new()
+            .compression(Some(mcap::Compression::Lz4))
+            .profile("ros2")
+            .library("passerby");
+        let writer = options
+            .create(BufWriter::new(file))
+            .map_err(|source| RecordError::Mcap {
+                path: path.to_owned(),
+                source,
+            })?;
+        let mut frames = WorldFrames::default();
+        for (vehicle, s) in world.sensors() {
+            let sensor = SensorRef {
+                vehicle: vehicle.map(str::to_owned),
+                name: s.name.clone(),
+            };
+            let parent = match vehicle {
+                Some(v) => format!("{v}/base_link"),
+                None => "map".to_owned(),
+            };
+            let own = full_name(&sensor);
+            frames
+                .sensors
+                .insert(sensor, (parent, own, transform_of(&s.pose), s.period));
+        }
+        Ok(Recorder {
+            path: path.to_owned(),
+            writer,
+            schemas: HashMap::new(),
+            channels: HashMap::new(),
+            sequences: HashMap::new(),
+            counts: BTreeMap::new(),
+            epoch_nanos,
+            world_frames: frames,
+            static_written: false,
+        })
+    }
+
+    fn err(&self, source: mcap::McapError) -> RecordError {
+        RecordError::Mcap {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Nanoseconds since 1970 of a simulated time.
+    pub fn nanos(&self, sim_seconds: f64) -> u64 {
+        self.epoch_nanos + (sim_seconds * 1e9).round() as u64
+    }
+
+    /// Writes one message on `topic` at simulated time `log_seconds`.
+    pub fn write(
+        &mut self,
+        topic: &str,
+        ty: &MsgType,
+        log_seconds: f64,
+        data: &[u8],
+        points: u64,
+    ) -> Result<(), RecordError> {
+        let channel = match self.channels.get(topic) {
+            Some(&c) => c,
+            None => {
+                let schema = match self.schemas.get(ty.name) {
+                    Some(&s) => s,
+                    None => {
+                        let s = self
+                            .writer
+                            .add_schema(ty.name, "ros2msg", ty.definition.as_bytes())
+                            .map_err(|e| self.err(e))?;
+                        self.schemas.insert(ty.name, s);
+                        s
+                    }
+                };
+                let c = self
+                    .writer
+                    .add_channel(schema, topic, "cdr", &BTreeMap::new())
+                    .map_err(|e| self.err(e))?;
+                self.channels.insert(topic.to_owned(), c);
+                c
+            }
+        };
+        let time = self.nanos(log_seconds);
+        let sequence = self.sequences.entry(channel).or_insert(0);
+        *sequence += 1;
+        let header = MessageHeader {
+            channel_id: channel,
+            sequence: *sequence,
+            log_time: time,
+            publish_time: time,
+        };
+        self.writer
+            .write_to_known_channel(&header, data)
+            .map_err(|e| self.err(e))?;
+        let count = self.counts.entry(topic.to_owned()).or_default();
+        count.messages += 1;
+        count.points += points;
+        Ok(())
+    }
+
+    /// Writes a metadata record.
+    pub fn metadata(
+        &mut self,
+        name: &str,
+        entries: BTreeMap<String, String>,
+    ) -> Result<(), RecordError> {
+        let record = Metadata {
+            name: name.to_owned(),
+            metadata: entries,
+        };
+        self.writer.write_metadata(&record).map_err(|e| self.err(e))
+    }
+
+    /// Records the state after a simulation step and the observations it completed.
+    pub fn record_step(
+        &mut self,
+        sim: &Simulation,
+        observations: &[Observation],
+    ) -> Result<(), RecordError> {
+        let now = sim.time();
+        let nanos = self.nanos(now);
+        if !self.static_written {
+            self.static_written = true;
+            let mut mounts: Vec<(String, String, Transform)> = self
+                .world_frames
+                .sensors
+                .values()
+                .map(|(p, c, t, _)| (p.clone(), c.clone(), *t))
+                .collect();
+            mounts.sort_by(|a, b| a.1.cmp(&b.1));
+            let identity = Transform {
+                translation: [0.0; 3],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+            };
+            for v in sim.vehicles() {
+                mounts.push(("map".into(), format!("{}/odom", v.name), identity));
+            }
+            let data = ros::tf_message(self.nanos(0.0), &mounts);
+            self.write("/tf_static", &ros::TF, now, &data, mounts.len() as u64)?;
+        }
+        self.write("/clock", &ros::CLOCK, now, &ros::clock(nanos), 1)?;
+        let mut tf: Vec<(String, String, Transform)> = Vec::new();
+        for v in sim.vehicles() {
+            tf.push((
+                format!("{}/odom", v.name),
+                format!("{}/base_link", v.name),
+                transform_of(&v.pose),
+            ));
+        }
+        for a in sim.actors() {
+            tf.push((
+                "map".into(),
+                format!("actors/{}", a.name),
+                transform_of(&a.pose),
+            ));
+        }
+        if !tf.is_empty() {
+            let data = ros::tf_message(nanos, &tf);
+            self.write("/tf", &ros::TF, now, &data, tf.len() as u64)?;
+        }
+        for v in sim.vehicles() {
+            let t = transform_of(&v.pose);
+            let [vx, vy, w] = v.twist;
+            let data = encode::odometry(
+                nanos,
+                &format!("{}/odom", v.name),
+                &format!("{}/base_link", v.name),
+                t.translation,
+                t.rotation,
+                [vx, vy, 0.0, 0.0, 0.0, w],
+            );
+            self.write(&format!("/{}/odom", v.name), &ros::ODOMETRY, now, &data, 1)?;
+        }
+        for o in observations {
+            self.observation(o, now)?;
+        }
+        Ok(())
+    }
+
+    fn topic_and_frame(&self, s: &SensorRef) -> (String, String, f64) {
+        let frame = full_name(s);
+        let period = self
+            .world_frames
+            .sensors
+            .get(s)
+            .map_or(0.0, |(_, _, _, p)| *p);
+        (format!("/{frame}"), frame, period)
+    }
+
+    fn observation(&mut self, o: &Observation, now: f64) -> Result<(), RecordError> {
+        match o {
+            Observation::PointCloud(c) => {
+                let (topic, frame, _) = self.topic_and_frame(&c.sensor);
+                let data = encode::point_cloud(c, self.nanos(c.stamp), &frame);
+                let points = c.points.len() as u64;
+                self.write(
+                    &format!("{topic}_points"),
+                    &ros::POINT_CLOUD2,
+                    now,
+                    &data,
+                    points,
+                )
+            }
+            Observation::LaserScan(s) => {
+                let (topic, frame, period) = self.topic_and_frame(&s.sensor);
+                let data = encode::laser_scan(s, self.nanos(s.stamp), &frame, period);
+                let points = s.ranges.len() as u64;
+                self.write(&topic, &ros::LASER_SCAN, now, &data, points)
+            }
+            Observation::Imu(s) => {
+                let (topic, frame, _) = self.topic_and_frame(&s.sensor);
+                let data = encode::imu(s, self.nanos(s.stamp), &frame);
+                self.write(&topic, &ros::IMU, now, &data, 1)
+            }
+            Observation::Gnss(f) => {
+                let (topic, frame, _) = self.topic_and_frame(&f.sensor);
+                let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
+                self.write(&topic, &ros::NAV_SAT_FIX, now, &data, 1)
+            }
+        }
+    }
+
+    /// Messages and points written per topic so far.
+    pub fn counts(&self) -> &BTreeMap<String, TopicCount> {
+        &self.counts
+    }
+
+    /// Finishes the file (summary, index, footer) and returns the per-topic counts.
+    pub fn finish(mut self) -> Result<BTreeMap<String, TopicCount>, RecordError> {
+        self.writer.finish().map_err(|e| RecordError::Mcap {
+            path: self.path.clone(),
+            source: e,
+        })?;
+        Ok(std::mem::take(&mut self.counts))
+    }
+}

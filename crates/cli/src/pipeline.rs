@@ -65,7 +65,8 @@ impl Pipeline {
         let t0 = Instant::now();
         self.sim.step();
         let t1 = Instant::now();
-        self.live.update(&self.sim)?;
+        let reach = self.rig.reach(&self.sim);
+        self.live.update_within(&self.sim, Some(&reach))?;
         let t2 = Instant::now();
         let view = SceneView {
             built: &self.live.built,

@@ -58,7 +58,12 @@ struct Animated {
     poser: Poser,
     vertices: Vec<Vec3>,
     to_assimp: Mat4,
+    /// Re-skinned in the current update.
+    fresh: bool,
 }
+
+/// Metres a body may extend from its feet (tall people, raised arms).
+const BODY_REACH: f32 = 2.5;
 
 /// A built scene kept in step with a simulation.
 pub struct LiveScene {
@@ -123,6 +128,7 @@ impl LiveScene {
                 poser: Poser::new(),
                 vertices: Vec::with_capacity(model.vertex_count()),
                 to_assimp: model.frame.assimp_from_file,
+                fresh: false,
             });
         }
         Ok(LiveScene { built, animated })
@@ -131,6 +137,18 @@ impl LiveScene {
     /// Places every movable instance and re-poses every skinned actor as the simulation stands
     /// now, then commits the scene.
     pub fn update(&mut self, sim: &Simulation) -> Result<(), LiveError> {
+        self.update_within(sim, None)
+    }
+
+    /// As [`LiveScene::update`], but re-skins only the actors within reach of some sensor
+    /// (`reach`: sensor positions and ranges, metres): an actor no sensor can see keeps its last
+    /// body until one can (its instance still follows its pose), so every sensor that can see an
+    /// actor sees it posed for this step. `None` re-skins every actor.
+    pub fn update_within(
+        &mut self,
+        sim: &Simulation,
+        reach: Option<&[([f32; 3], f32)]>,
+    ) -> Result<(), LiveError> {
         let scene = &mut self.built.scene;
         for body in &self.built.bodies {
             let pose = sim
@@ -147,8 +165,23 @@ impl LiveScene {
         // Pose and skin every actor in parallel (each into its own buffer), then refit their
         // meshes in parallel; neither depends on the thread count.
         let actors = sim.actors();
+        // Whether an actor may be seen: its feet within a sensor's range plus a body's size.
+        let seen = |p: &passerby_world::Pose3| {
+            reach.is_none_or(|spheres| {
+                spheres.iter().any(|(c, r)| {
+                    let d = [p.x as f32 - c[0], p.y as f32 - c[1], p.z as f32 - c[2]];
+                    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() <= r + BODY_REACH
+                })
+            })
+        };
+        for a in &mut self.animated {
+            a.fresh = actors
+                .get(a.body.actor)
+                .is_some_and(|actor| seen(&actor.pose));
+        }
         self.animated
             .par_iter_mut()
+            .filter(|a| a.fresh)
             .map(|a| -> Result<(), LiveError> {
                 let Some(actor) = actors.get(a.body.actor) else {
                     return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
@@ -177,7 +210,7 @@ impl LiveScene {
             })
             .collect::<Result<Vec<()>, LiveError>>()?;
         let mut posed: Vec<Option<&[Vec3]>> = vec![None; scene.mesh_count()];
-        for a in &self.animated {
+        for a in self.animated.iter().filter(|a| a.fresh) {
             if let Some(slot) = posed.get_mut(a.body.mesh.0 as usize) {
                 *slot = Some(&a.vertices);
             }

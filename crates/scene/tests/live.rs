@@ -216,3 +216,22 @@ fn actors_walk_up_a_ramp_found_by_casting_rays_down_and_ignore_the_ceiling() {
     assert!(on_ramp > 500, "{on_ramp} steps on the ramp");
     assert!(sim.contacts().is_empty());
 }
+
+#[test]
+fn actors_out_of_every_sensors_reach_are_not_reskinned_until_one_can_see_them() {
+    let world = world_with_walker();
+    let built = build_scene(&world, &mut library());
+    let mesh_id = built.skinned[0].mesh;
+    let rest: Vec<_> = built.scene.mesh(mesh_id).vertices().to_vec();
+    let mut live = LiveScene::new(built, &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(0.5);
+    // A sensor 100 m away reaching 10 m: the walker keeps its rest body...
+    live.update_within(&sim, Some(&[([100.0, 0.0, 0.0], 10.0)]))
+        .unwrap();
+    assert_eq!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+    // ...but its instance follows its pose; once a sensor is near, it is posed for the step.
+    live.update_within(&sim, Some(&[([0.0, 0.0, 1.0], 10.0)]))
+        .unwrap();
+    assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+}

@@ -60,6 +60,11 @@ impl Laser {
         }
     }
 
+    /// Metres.
+    pub fn max_range(&self) -> f32 {
+        self.params.max_range as f32
+    }
+
     /// Whether it sees blocks, vehicles and actors in 2D mode (walls always).
     pub fn bodies_visible(&self) -> bool {
         self.params.bodies_visible

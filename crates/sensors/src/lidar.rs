@@ -156,6 +156,11 @@ impl Lidar {
         }
     }
 
+    /// Metres.
+    pub fn max_range(&self) -> f32 {
+        self.params.max_range as f32
+    }
+
     /// The sensor.
     pub fn sensor(&self) -> &SensorRef {
         &self.sensor

@@ -146,6 +146,23 @@ impl Rig {
         rig
     }
 
+    /// Where range sensors are and how far they reach (world positions, metres), for culling
+    /// work on bodies none of them can see.
+    pub fn reach(&self, sim: &Simulation) -> Vec<([f32; 3], f32)> {
+        let lidars = self
+            .lidars
+            .iter()
+            .map(|(m, l)| (m.world_from_sensor(sim), l.max_range()));
+        let lasers = self
+            .lasers
+            .iter()
+            .map(|(m, l)| (m.world_from_sensor(sim), l.max_range()));
+        lidars
+            .chain(lasers)
+            .map(|(pose, range)| (pose.translation.to_array(), range))
+            .collect()
+    }
+
     /// What the world has that is not measured (one line each).
     pub fn notices(&self) -> &[String] {
         &self.notices

@@ -2,7 +2,9 @@
 checks its contract: every topic decodes, counts match the sensors' rates over the duration, point
 fields are as listed, stamps increase, the walking actor's points carry its instance id.
 
-usage: readers.py RECORDING.mcap DURATION_SECONDS
+With a dump folder, its PCDs must load with pypcd4 and hold the same points as the recording.
+
+usage: readers.py RECORDING.mcap DURATION_SECONDS [DUMP_DIR]
 """
 import json
 import sys
@@ -54,4 +56,17 @@ with AnyReader([Path(path)]) as bag:
         bag.deserialize(raw, connection.msgtype)
         decoded += 1
     assert decoded == sum(counts.values()), (decoded, counts)
+if len(sys.argv) > 3:
+    from pypcd4 import PointCloud
+    dump = Path(sys.argv[3])
+    pcds = sorted((dump / "r1" / "vlp16").glob("*.pcd"))
+    assert len(pcds) == counts["/r1/vlp16_points"], (len(pcds), counts["/r1/vlp16_points"])
+    cloud = PointCloud.from_path(pcds[0])
+    assert cloud.fields == ("x", "y", "z", "intensity", "ring", "time", "instance", "label"), cloud.fields
+    assert cloud.points > 0
+    for name in ["README.md", "labels.json", "poses.csv", "actors.jsonl", "r1/imu/imu.csv",
+                 "r1/gps/gnss.csv", "r1/scan/scans.csv"]:
+        assert (dump / name).is_file(), name
+    imu_rows = (dump / "r1/imu/imu.csv").read_text().strip().splitlines()
+    assert len(imu_rows) - 1 == counts["/r1/imu"], len(imu_rows)
 print(f"ok: {sum(counts.values())} messages on {len(counts)} topics, {actor_points} points on the walker")

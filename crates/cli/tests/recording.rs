@@ -16,24 +16,25 @@ fn passerby() -> Command {
     c
 }
 
-fn record(out: &Path, seconds: &str, threads: &str) {
-    let status = passerby()
-        .args([
-            "run",
-            "examples/sensor_rig.world.xml",
-            "--duration",
-            seconds,
-            "--threads",
-            threads,
-        ])
-        .arg("--out")
-        .arg(out)
-        .status()
-        .unwrap();
-    assert!(status.success());
+fn record(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>) {
+    let mut c = passerby();
+    c.args([
+        "run",
+        "examples/sensor_rig.world.xml",
+        "--duration",
+        seconds,
+        "--threads",
+        threads,
+    ])
+    .arg("--out")
+    .arg(out);
+    if let Some(d) = dump {
+        c.arg("--dump").arg(d);
+    }
+    assert!(c.status().unwrap().success());
 }
 
-/// Python with the readers, in a virtual environment made on first use.
+/// Python with the readers, in a virtual environment made (or completed) on first use.
 fn readers_python() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers-venv");
     let python = venv.join("bin/python");
@@ -44,6 +45,12 @@ fn readers_python() -> PathBuf {
             .status()
             .expect("python3 is needed to check recordings with independent readers");
         assert!(made.success(), "python3 -m venv failed");
+    }
+    let ready = Command::new(&python)
+        .args(["-c", "import mcap, mcap_ros2, rosbags, pypcd4"])
+        .status()
+        .unwrap();
+    if !ready.success() {
         let installed = Command::new(venv.join("bin/pip"))
             .args([
                 "install",
@@ -51,6 +58,7 @@ fn readers_python() -> PathBuf {
                 "mcap==1.6.0",
                 "mcap-ros2-support==0.6.0",
                 "rosbags==0.11.9",
+                "pypcd4==1.5.1",
             ])
             .status()
             .unwrap();
@@ -87,8 +95,9 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recording");
     std::fs::create_dir_all(&dir).unwrap();
     let (one, two) = (dir.join("one.mcap"), dir.join("two.mcap"));
-    record(&one, "2", "1");
-    record(&two, "2", "2");
+    let dump = dir.join("dump");
+    record(&one, "2", "1", Some(&dump));
+    record(&two, "2", "2", None);
     assert!(
         std::fs::read(&one).unwrap() == std::fs::read(&two).unwrap(),
         "byte-identical for 1 and 2 threads"
@@ -104,6 +113,7 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
         .arg(repo().join("crates/cli/tests/readers.py"))
         .arg(&one)
         .arg("2")
+        .arg(&dump)
         .output()
         .unwrap();
     assert!(

@@ -14,6 +14,7 @@
 //! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
 
 pub mod cdr;
+pub mod dump;
 pub mod encode;
 pub mod ros;
 

@@ -43,6 +43,9 @@ pub struct RunArgs {
     /// Timed vehicle velocity commands to replay (CSV or JSON lines).
     #[arg(long, value_name = "FILE")]
     pub commands: Option<PathBuf>,
+    /// Also write the data as plain files (PCD, CSV, JSON) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
     /// The wall-clock date of simulated time 0, written in stamps: RFC 3339 UTC
     /// (`2026-01-01T00:00:00Z`) or seconds since 1970.
     #[arg(long, default_value = "1970-01-01T00:00:00Z", value_name = "TIME")]
@@ -113,6 +116,16 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let mut recorder = Recorder::create(&out, &world, epoch)?;
+    let mut dumper = match &args.dump {
+        Some(dir) => {
+            let json = format!(
+                "{{\"instances\":{},\"classes\":{}}}\n",
+                labels["instances"], labels["classes"]
+            );
+            Some(passerby_record::dump::Dumper::create(dir, &json)?)
+        }
+        None => None,
+    };
     recorder.metadata("passerby.labels", labels)?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
@@ -129,6 +142,9 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
             let observations = pipeline.step()?;
             recorder.record_step(&pipeline.sim, &observations)?;
+            if let Some(d) = &mut dumper {
+                d.dump_step(&pipeline.sim, &observations)?;
+            }
             if args.realtime_factor > 0.0 {
                 let due = Duration::from_secs_f64(pipeline.sim.time() / args.realtime_factor);
                 if let Some(wait) = due.checked_sub(started.elapsed()) {
@@ -150,6 +166,9 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     // Whatever happened, finish the file so that it stays readable.
     let simulated = pipeline.sim.time();
     let counts = recorder.finish()?;
+    if let Some(d) = dumper {
+        d.finish()?;
+    }
     let wall = started.elapsed().as_secs_f64();
     if !global.quiet {
         let size = std::fs::metadata(&out).map_or(0, |m| m.len());

@@ -17,7 +17,8 @@ from rosbags.highlevel import AnyReader
 path, duration = sys.argv[1], float(sys.argv[2])
 expected_rates = {  # messages per second, from examples/sensor_rig.world.xml
     "/clock": 200, "/tf": 200, "/r1/odom": 200, "/r1/scan": 20, "/r1/imu": 20,
-    "/r1/vlp16_points": 10, "/r1/gps": 1,
+    "/r1/vlp16_points": 10, "/r1/gps": 1, "/r1/collision": 200,
+    "/ground_truth/actors": 200, "/ground_truth/actor_markers": 200, "/ground_truth/actor_states": 200,
 }
 fields = [("x", 0, 7), ("y", 4, 7), ("z", 8, 7), ("intensity", 12, 7), ("ring", 16, 4),
           ("time", 20, 7), ("instance", 24, 6), ("label", 18, 4)]
@@ -38,6 +39,13 @@ with open(path, "rb") as f:
         if stamp is not None:
             assert stamp > last_stamp.get(channel.topic, -1), f"{channel.topic}: stamps must increase"
             last_stamp[channel.topic] = stamp
+        if channel.topic == "/ground_truth/actors":
+            d = msg.detections[0]
+            assert d.id == str(walker) and d.results[0].hypothesis.class_id == "pedestrian", d
+            assert abs(d.bbox.size.z - 1.7) < 1e-9 and abs(d.bbox.size.x - 0.6) < 1e-9, d.bbox
+        if channel.topic == "/ground_truth/actor_states":
+            s = msg.actors[0]
+            assert s.name == "passerby1" and s.instance == walker and s.gait in ("idle", "walk", "run", "turn"), s
         if channel.topic == "/r1/vlp16_points":
             assert [(x.name, x.offset, x.datatype) for x in msg.fields] == fields, msg.fields
             assert msg.point_step == 28 and msg.height == 1 and msg.header.frame_id == "r1/vlp16"

@@ -9,7 +9,8 @@
 //!
 //! Topics (always with the vehicle prefix, unlike MVSim which drops it for a single vehicle;
 //! standalone sensors under `/world/`): `/clock`, `/tf`, `/tf_static`, `/<veh>/odom`,
-//! `/<veh>/<lidar>_points`, `/<veh>/<laser>`, `/<veh>/<imu>`, `/<veh>/<gnss>`. Frames: `map` ->
+//! `/<veh>/collision`, `/<veh>/<lidar>_points`, `/<veh>/<laser>`, `/<veh>/<imu>`, `/<veh>/<gnss>`,
+//! and the ground truth of `truth.rs` (`/ground_truth/…`). Frames: `map` ->
 //! `<veh>/odom` (identity: odometry is exact) -> `<veh>/base_link` -> `<veh>/<sensor>`;
 //! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
 
@@ -17,6 +18,7 @@ pub mod cdr;
 pub mod dump;
 pub mod encode;
 pub mod ros;
+pub mod truth;
 
 use mcap::records::{MessageHeader, Metadata};
 use passerby_sensors::Observation;
@@ -71,6 +73,8 @@ pub struct Recorder {
     epoch_nanos: u64,
     world_frames: WorldFrames,
     static_written: bool,
+    /// Per actor (world order): instance id, class, capsule.
+    actors: Vec<(u32, String, truth::Capsule)>,
 }
 
 /// What the recorder needs to know about the world's sensors.
@@ -135,6 +139,17 @@ impl Recorder {
             epoch_nanos,
             world_frames: frames,
             static_written: false,
+            actors: world
+                .actors
+                .iter()
+                .map(|a| {
+                    (
+                        0,
+                        "pedestrian".to_owned(),
+                        (a.collision_radius, a.collision_height),
+                    )
+                })
+                .collect(),
         })
     }
 
@@ -142,6 +157,13 @@ impl Recorder {
         RecordError::Mcap {
             path: self.path.clone(),
             source,
+        }
+    }
+
+    /// Gives each actor (world order) its instance id and class for the ground truth.
+    pub fn set_actor_labels(&mut self, labels: &[(u32, String)]) {
+        for (a, (id, class)) in self.actors.iter_mut().zip(labels) {
+            (a.0, a.1) = (*id, class.clone());
         }
     }
 
@@ -271,6 +293,57 @@ impl Recorder {
                 [vx, vy, 0.0, 0.0, 0.0, w],
             );
             self.write(&format!("/{}/odom", v.name), &ros::ODOMETRY, now, &data, 1)?;
+        }
+        for v in sim.vehicles() {
+            let data = truth::boolean(sim.is_touched(&v.name));
+            self.write(
+                &format!("/{}/collision", v.name),
+                &truth::BOOL,
+                now,
+                &data,
+                1,
+            )?;
+        }
+        let actors = sim.actors();
+        if !actors.is_empty() {
+            let info = self.actors.clone();
+            let ids: Vec<u32> = info.iter().map(|i| i.0).collect();
+            let n = actors.len() as u64;
+            let data = truth::detections(nanos, actors, &info);
+            self.write(
+                "/ground_truth/actors",
+                &truth::DETECTION3D_ARRAY,
+                now,
+                &data,
+                n,
+            )?;
+            let data = truth::markers(nanos, actors, &info);
+            self.write(
+                "/ground_truth/actor_markers",
+                &truth::MARKER_ARRAY,
+                now,
+                &data,
+                n,
+            )?;
+            let data = truth::actor_states(nanos, actors, &ids);
+            self.write(
+                "/ground_truth/actor_states",
+                &truth::ACTOR_STATE_ARRAY,
+                now,
+                &data,
+                n,
+            )?;
+        }
+        if !sim.contacts().is_empty() {
+            let data = truth::contacts(nanos, sim.contacts());
+            let n = sim.contacts().len() as u64;
+            self.write(
+                "/ground_truth/contacts",
+                &truth::CONTACT_ARRAY,
+                now,
+                &data,
+                n,
+            )?;
         }
         for o in observations {
             self.observation(o, now)?;

@@ -362,6 +362,11 @@ impl Simulation {
         self.schedule.due()
     }
 
+    /// Whether some actor touches the object named `name` after the last step.
+    pub fn is_touched(&self, name: &str) -> bool {
+        self.touching.iter().any(|(_, other)| other == name)
+    }
+
     /// What touched what during the last step.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts

@@ -85,6 +85,16 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let labels = label_tables(&built);
+    let actor_labels: Vec<(u32, String)> = world
+        .actors
+        .iter()
+        .map(|a| {
+            built
+                .all_objects()
+                .find(|o| o.name == a.name)
+                .map_or((0, "pedestrian".to_owned()), |o| (o.id, o.class.clone()))
+        })
+        .collect();
     let mut pipeline = Pipeline::new(&world, built, global.seed)?;
     if !global.quiet {
         for n in pipeline.notices() {
@@ -116,6 +126,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let mut recorder = Recorder::create(&out, &world, epoch)?;
+    recorder.set_actor_labels(&actor_labels);
     let mut dumper = match &args.dump {
         Some(dir) => {
             let json = format!(

@@ -146,6 +146,17 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let started = Instant::now();
     let mut last_log = Instant::now();
+    // A bar on a terminal; otherwise a log line every few seconds.
+    let bar = (!global.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let bar = indicatif::ProgressBar::new((args.duration * 1000.0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {msg} [{elapsed_precise}, eta {eta}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
     let result: anyhow::Result<()> = pool.install(|| {
         while pipeline.sim.time() < args.duration - 1e-9 {
             if interrupted.load(Ordering::SeqCst) {
@@ -162,9 +173,19 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
                     std::thread::sleep(wait);
                 }
             }
-            if !global.quiet && last_log.elapsed() > Duration::from_secs(3) {
+            let t = pipeline.sim.time();
+            if let Some(bar) = &bar {
+                if pipeline.sim.steps() % 20 == 0 {
+                    bar.set_position((t * 1000.0) as u64);
+                    bar.set_message(format!(
+                        "{t:.2}/{:.1} s simulated, {:.2}x real time, {:.1} MB",
+                        args.duration,
+                        t / started.elapsed().as_secs_f64(),
+                        std::fs::metadata(&out).map_or(0, |m| m.len()) as f64 / 1e6
+                    ));
+                }
+            } else if !global.quiet && last_log.elapsed() > Duration::from_secs(3) {
                 last_log = Instant::now();
-                let t = pipeline.sim.time();
                 eprintln!(
                     "simulated {t:.1} of {:.1} s, {:.2}x real time",
                     args.duration,
@@ -174,6 +195,9 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
     // Whatever happened, finish the file so that it stays readable.
     let simulated = pipeline.sim.time();
     let counts = recorder.finish()?;

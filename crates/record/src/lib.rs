@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
@@ -65,10 +66,9 @@ pub struct TopicCount {
 /// An MCAP file being written.
 pub struct Recorder {
     path: PathBuf,
-    writer: mcap::Writer<BufWriter<File>>,
-    schemas: HashMap<&'static str, u16>,
-    channels: HashMap<String, u16>,
-    sequences: HashMap<u16, u32>,
+    /// Messages for the writer thread (bounded, so memory does not grow with the run).
+    sender: Option<SyncSender<Job>>,
+    writer: Option<std::thread::JoinHandle<Result<(), RecordError>>>,
     counts: BTreeMap<String, TopicCount>,
     epoch_nanos: u64,
     world_frames: WorldFrames,
@@ -114,6 +114,15 @@ impl Recorder {
                 path: path.to_owned(),
                 source,
             })?;
+        let (sender, jobs) = std::sync::mpsc::sync_channel(JOB_QUEUE);
+        let thread_path = path.to_owned();
+        let handle = std::thread::Builder::new()
+            .name("mcap writer".into())
+            .spawn(move || write_jobs(writer, jobs, thread_path))
+            .map_err(|source| RecordError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
         let mut frames = WorldFrames::default();
         for (vehicle, s) in world.sensors() {
             let sensor = SensorRef {
@@ -131,10 +140,8 @@ impl Recorder {
         }
         Ok(Recorder {
             path: path.to_owned(),
-            writer,
-            schemas: HashMap::new(),
-            channels: HashMap::new(),
-            sequences: HashMap::new(),
+            sender: Some(sender),
+            writer: Some(handle),
             counts: BTreeMap::new(),
             epoch_nanos,
             world_frames: frames,
@@ -153,13 +160,6 @@ impl Recorder {
         })
     }
 
-    fn err(&self, source: mcap::McapError) -> RecordError {
-        RecordError::Mcap {
-            path: self.path.clone(),
-            source,
-        }
-    }
-
     /// Gives each actor (world order) its instance id and class for the ground truth.
     pub fn set_actor_labels(&mut self, labels: &[(u32, String)]) {
         for (a, (id, class)) in self.actors.iter_mut().zip(labels) {
@@ -172,7 +172,7 @@ impl Recorder {
         self.epoch_nanos + (sim_seconds * 1e9).round() as u64
     }
 
-    /// Writes one message on `topic` at simulated time `log_seconds`.
+    /// Queues one message on `topic` at simulated time `log_seconds` for the writer thread.
     pub fn write(
         &mut self,
         topic: &str,
@@ -181,44 +181,34 @@ impl Recorder {
         data: &[u8],
         points: u64,
     ) -> Result<(), RecordError> {
-        let channel = match self.channels.get(topic) {
-            Some(&c) => c,
-            None => {
-                let schema = match self.schemas.get(ty.name) {
-                    Some(&s) => s,
-                    None => {
-                        let s = self
-                            .writer
-                            .add_schema(ty.name, "ros2msg", ty.definition.as_bytes())
-                            .map_err(|e| self.err(e))?;
-                        self.schemas.insert(ty.name, s);
-                        s
-                    }
-                };
-                let c = self
-                    .writer
-                    .add_channel(schema, topic, "cdr", &BTreeMap::new())
-                    .map_err(|e| self.err(e))?;
-                self.channels.insert(topic.to_owned(), c);
-                c
-            }
+        let job = Job::Message {
+            topic: topic.to_owned(),
+            ty: *ty,
+            time: self.nanos(log_seconds),
+            data: data.to_vec(),
         };
-        let time = self.nanos(log_seconds);
-        let sequence = self.sequences.entry(channel).or_insert(0);
-        *sequence += 1;
-        let header = MessageHeader {
-            channel_id: channel,
-            sequence: *sequence,
-            log_time: time,
-            publish_time: time,
-        };
-        self.writer
-            .write_to_known_channel(&header, data)
-            .map_err(|e| self.err(e))?;
+        self.send(job)?;
         let count = self.counts.entry(topic.to_owned()).or_default();
         count.messages += 1;
         count.points += points;
         Ok(())
+    }
+
+    /// Hands a job to the writer thread; if it has stopped, its error.
+    fn send(&mut self, job: Job) -> Result<(), RecordError> {
+        let sent = self.sender.as_ref().is_some_and(|s| s.send(job).is_ok());
+        if sent {
+            return Ok(());
+        }
+        // The writer stopped: report why.
+        self.sender = None;
+        match self.writer.take().map(|h| h.join()) {
+            Some(Ok(Err(e))) => Err(e),
+            _ => Err(RecordError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other("the MCAP writer thread stopped"),
+            }),
+        }
     }
 
     /// Writes a metadata record.
@@ -227,11 +217,10 @@ impl Recorder {
         name: &str,
         entries: BTreeMap<String, String>,
     ) -> Result<(), RecordError> {
-        let record = Metadata {
+        self.send(Job::Metadata {
             name: name.to_owned(),
-            metadata: entries,
-        };
-        self.writer.write_metadata(&record).map_err(|e| self.err(e))
+            entries,
+        })
     }
 
     /// Records the state after a simulation step and the observations it completed.
@@ -401,10 +390,99 @@ impl Recorder {
 
     /// Finishes the file (summary, index, footer) and returns the per-topic counts.
     pub fn finish(mut self) -> Result<BTreeMap<String, TopicCount>, RecordError> {
-        self.writer.finish().map_err(|e| RecordError::Mcap {
-            path: self.path.clone(),
-            source: e,
-        })?;
+        // Closing the queue lets the writer finish the file.
+        self.sender = None;
+        match self.writer.take().map(|h| h.join()) {
+            Some(Ok(result)) => result?,
+            _ => {
+                return Err(RecordError::Io {
+                    path: self.path.clone(),
+                    source: std::io::Error::other("the MCAP writer thread panicked"),
+                });
+            }
+        }
         Ok(std::mem::take(&mut self.counts))
     }
+}
+
+/// Messages queued for the writer thread at most.
+const JOB_QUEUE: usize = 256;
+
+/// Work for the writer thread.
+enum Job {
+    Message {
+        topic: String,
+        ty: MsgType,
+        time: u64,
+        data: Vec<u8>,
+    },
+    Metadata {
+        name: String,
+        entries: BTreeMap<String, String>,
+    },
+}
+
+/// The writer thread: writes jobs in the order they come (so files do not depend on timing),
+/// then the summary when the queue closes.
+fn write_jobs(
+    mut writer: mcap::Writer<BufWriter<File>>,
+    jobs: Receiver<Job>,
+    path: PathBuf,
+) -> Result<(), RecordError> {
+    let err = |source| RecordError::Mcap {
+        path: path.clone(),
+        source,
+    };
+    let mut schemas: HashMap<&'static str, u16> = HashMap::new();
+    let mut channels: HashMap<String, u16> = HashMap::new();
+    let mut sequences: HashMap<u16, u32> = HashMap::new();
+    for job in jobs {
+        match job {
+            Job::Message {
+                topic,
+                ty,
+                time,
+                data,
+            } => {
+                let channel = match channels.get(&topic) {
+                    Some(&c) => c,
+                    None => {
+                        let schema = match schemas.get(ty.name) {
+                            Some(&s) => s,
+                            None => {
+                                let s = writer
+                                    .add_schema(ty.name, "ros2msg", ty.definition.as_bytes())
+                                    .map_err(err)?;
+                                schemas.insert(ty.name, s);
+                                s
+                            }
+                        };
+                        let c = writer
+                            .add_channel(schema, &topic, "cdr", &BTreeMap::new())
+                            .map_err(err)?;
+                        channels.insert(topic, c);
+                        c
+                    }
+                };
+                let sequence = sequences.entry(channel).or_insert(0);
+                *sequence += 1;
+                let header = MessageHeader {
+                    channel_id: channel,
+                    sequence: *sequence,
+                    log_time: time,
+                    publish_time: time,
+                };
+                writer.write_to_known_channel(&header, &data).map_err(err)?;
+            }
+            Job::Metadata { name, entries } => {
+                let record = Metadata {
+                    name,
+                    metadata: entries,
+                };
+                writer.write_metadata(&record).map_err(err)?;
+            }
+        }
+    }
+    writer.finish().map_err(err)?;
+    Ok(())
 }

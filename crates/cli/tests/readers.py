@@ -43,6 +43,9 @@ with open(path, "rb") as f:
             d = msg.detections[0]
             assert d.id == str(walker) and d.results[0].hypothesis.class_id == "pedestrian", d
             assert abs(d.bbox.size.z - 1.7) < 1e-9 and abs(d.bbox.size.x - 0.6) < 1e-9, d.bbox
+        if channel.topic == "/ground_truth/actor_markers":
+            kinds = sorted(m.type for m in msg.markers)
+            assert kinds[0] == 3, kinds  # the capsule; a skinned actor adds its skeleton (5)
         if channel.topic == "/ground_truth/actor_states":
             s = msg.actors[0]
             assert s.name == "passerby1" and s.instance == walker and s.gait in ("idle", "walk", "run", "turn"), s

@@ -157,3 +157,50 @@ fn an_interrupted_run_leaves_a_readable_recording() {
         "about 2 s recorded: {clock} clock messages"
     );
 }
+
+#[test]
+fn a_skinned_actor_is_recorded_with_its_skeleton_markers_and_labelled_points() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("walker");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("walker.mcap");
+    let status = passerby()
+        .args([
+            "run",
+            "crates/cli/tests/walker.world.xml",
+            "--duration",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let check = r#"
+import sys, json
+from pathlib import Path
+from rosbags.highlevel import AnyReader
+bones = points = 0
+with AnyReader([Path(sys.argv[1])]) as bag:
+    for c, t, raw in bag.messages():
+        m = bag.deserialize(raw, c.msgtype)
+        if c.topic == "/ground_truth/actor_markers":
+            lines = [k for k in m.markers if k.type == 5 and k.ns == "skeletons"]
+            assert len(lines) == 1 and len(lines[0].points) == 20, [len(k.points) for k in lines]
+            bones += 1
+        if c.topic == "/world/lidar_points":
+            points += 1
+assert bones == 200 and points == 10, (bones, points)
+print("ok")
+"#;
+    let out = Command::new(readers_python())
+        .args(["-c", check])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -224,10 +224,12 @@ impl Recorder {
     }
 
     /// Records the state after a simulation step and the observations it completed.
+    /// `skeletons[i]` holds actor `i`'s bones as pairs of world points (empty without one).
     pub fn record_step(
         &mut self,
         sim: &Simulation,
         observations: &[Observation],
+        skeletons: &[Vec<[f64; 3]>],
     ) -> Result<(), RecordError> {
         let now = sim.time();
         let nanos = self.nanos(now);
@@ -306,7 +308,7 @@ impl Recorder {
                 &data,
                 n,
             )?;
-            let data = truth::markers(nanos, actors, &info);
+            let data = truth::markers(nanos, actors, &info, skeletons);
             self.write(
                 "/ground_truth/actor_markers",
                 &truth::MARKER_ARRAY,

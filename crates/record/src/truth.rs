@@ -4,7 +4,7 @@
 //!   capsule (centre at half height, size 2r x 2r x h, turned by its yaw), its class as the
 //!   hypothesis and its instance id as the detection id.
 //! - `/ground_truth/actor_markers` (`visualization_msgs/MarkerArray`): each actor's capsule as a
-//!   cylinder, in `map`.
+//!   cylinder and its skeleton as line segments, in `map`.
 //! - `/ground_truth/actor_states` (`passerby_msgs/msg/ActorStateArray`, defined below and embedded):
 //!   pose, speed, gait, clip and clip time, and the parts set from outside.
 //! - `/ground_truth/contacts` (`passerby_msgs/msg/ContactArray`): contacts that began in a step.
@@ -119,20 +119,54 @@ pub fn detections(nanos: u64, actors: &[ActorState], info: &[(u32, String, Capsu
     c.finish()
 }
 
-/// Each actor's capsule as a cylinder marker.
-pub fn markers(nanos: u64, actors: &[ActorState], info: &[(u32, String, Capsule)]) -> Vec<u8> {
+/// Each actor's capsule as a cylinder marker (namespace `actors`, id = instance id), and its
+/// skeleton as line segments (namespace `skeletons`) when `skeletons[i]` has any: pairs of world
+/// points, one pair per bone.
+pub fn markers(
+    nanos: u64,
+    actors: &[ActorState],
+    info: &[(u32, String, Capsule)],
+    skeletons: &[Vec<[f64; 3]>],
+) -> Vec<u8> {
+    let lines: Vec<(u32, &Vec<[f64; 3]>)> = info
+        .iter()
+        .zip(skeletons)
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(i, s)| (i.0, s))
+        .collect();
     let mut c = Cdr::new();
-    c.len(actors.len());
+    c.len(actors.len() + lines.len());
+    let tail = |c: &mut Cdr, points: &[[f64; 3]]| {
+        c.i32(0).u32(0);
+        c.bool(false);
+        c.len(points.len());
+        for p in points {
+            c.f64(p[0]).f64(p[1]).f64(p[2]);
+        }
+        c.len(0);
+        c.string("").string("").bool(false);
+    };
     for (a, (id, _, (r, h))) in actors.iter().zip(info) {
         header(&mut c, nanos, "map");
         c.string("actors").i32(*id as i32).i32(3).i32(0);
         pose(&mut c, &a.pose, h / 2.0);
         c.f64(2.0 * r).f64(2.0 * r).f64(*h);
         c.f32(0.4).f32(0.6).f32(0.8).f32(0.6);
-        c.i32(0).u32(0);
-        c.bool(false);
-        c.len(0).len(0);
-        c.string("").string("").bool(false);
+        tail(&mut c, &[]);
+    }
+    for (id, points) in lines {
+        header(&mut c, nanos, "map");
+        c.string("skeletons").i32(id as i32).i32(5).i32(0);
+        c.f64(0.0)
+            .f64(0.0)
+            .f64(0.0)
+            .f64(0.0)
+            .f64(0.0)
+            .f64(0.0)
+            .f64(1.0);
+        c.f64(0.02).f64(0.0).f64(0.0);
+        c.f32(1.0).f32(0.8).f32(0.1).f32(1.0);
+        tail(&mut c, points);
     }
     c.finish()
 }

@@ -18,7 +18,7 @@ mod ground;
 mod live;
 
 pub use ground::SceneGround;
-pub use live::{LiveError, LiveScene};
+pub use live::{LiveError, LiveScene, Skeleton};
 
 use glam::{Affine3A, Mat4, Vec3};
 use passerby_assets::{Model, ModelLibrary, Pose, Poser};

@@ -65,6 +65,17 @@ struct Animated {
 /// Metres a body may extend from its feet (tall people, raised arms).
 const BODY_REACH: f32 = 2.5;
 
+/// An actor's skeleton in the world: joint positions and the bones joining them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    /// Index of the actor in the world.
+    pub actor: usize,
+    /// World positions of the joints, metres.
+    pub joints: Vec<[f64; 3]>,
+    /// Bones as pairs of joint indices (parent, child).
+    pub bones: Vec<(usize, usize)>,
+}
+
 /// A built scene kept in step with a simulation.
 pub struct LiveScene {
     /// The scene and what each instance is.
@@ -132,6 +143,43 @@ impl LiveScene {
             });
         }
         Ok(LiveScene { built, animated })
+    }
+
+    /// The skeletons of the skinned actors as last posed (the first skin of each model), for
+    /// ground-truth markers.
+    pub fn skeletons(&self) -> Vec<Skeleton> {
+        self.animated
+            .iter()
+            .filter_map(|a| {
+                let model = &a.body.model;
+                let skin = model.skins.first()?;
+                let world_from_mesh = self.built.scene.instance(a.body.instance).world_from_mesh;
+                let joints = a
+                    .poser
+                    .joint_positions(model, 0)
+                    .iter()
+                    .map(|p| {
+                        let q = world_from_mesh.transform_point3(a.to_assimp.transform_point3(*p));
+                        [f64::from(q.x), f64::from(q.y), f64::from(q.z)]
+                    })
+                    .collect();
+                let bones = skin
+                    .joints
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(child, &node)| {
+                        let parent = model.nodes.get(node)?.parent?;
+                        let p = skin.joints.iter().position(|&j| j == parent)?;
+                        Some((p, child))
+                    })
+                    .collect();
+                Some(Skeleton {
+                    actor: a.body.actor,
+                    joints,
+                    bones,
+                })
+            })
+            .collect()
     }
 
     /// Places every movable instance and re-poses every skinned actor as the simulation stands

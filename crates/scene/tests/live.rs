@@ -235,3 +235,25 @@ fn actors_out_of_every_sensors_reach_are_not_reskinned_until_one_can_see_them() 
         .unwrap();
     assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
 }
+
+#[test]
+fn skeletons_follow_the_posed_body() {
+    let world = world_with_walker();
+    let mut live = LiveScene::new(build_scene(&world, &mut library()), &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(1.0);
+    live.update(&sim).unwrap();
+    let skeletons = live.skeletons();
+    assert_eq!(skeletons.len(), 1);
+    let s = &skeletons[0];
+    assert_eq!(s.joints.len(), 11, "Walker has 11 bones");
+    assert_eq!(s.bones.len(), 10, "every bone but the root has a parent");
+    // Joints stand on the actor: around its position, between the ground and its height.
+    let x = sim.actors()[0].pose.x;
+    for j in &s.joints {
+        assert!(
+            (j[0] - x).abs() < 1.0 && j[1].abs() < 1.0 && (0.0..2.0).contains(&j[2]),
+            "{j:?}"
+        );
+    }
+}

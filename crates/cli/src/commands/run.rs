@@ -163,7 +163,17 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
                 break;
             }
             let observations = pipeline.step()?;
-            recorder.record_step(&pipeline.sim, &observations)?;
+            let mut skeletons = vec![Vec::new(); pipeline.sim.actors().len()];
+            for s in pipeline.live.skeletons() {
+                if let Some(lines) = skeletons.get_mut(s.actor) {
+                    *lines = s
+                        .bones
+                        .iter()
+                        .flat_map(|&(a, b)| [s.joints[a], s.joints[b]])
+                        .collect();
+                }
+            }
+            recorder.record_step(&pipeline.sim, &observations, &skeletons)?;
             if let Some(d) = &mut dumper {
                 d.dump_step(&pipeline.sim, &observations)?;
             }

@@ -34,8 +34,14 @@ fn record(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>) {
     assert!(c.status().unwrap().success());
 }
 
-/// Python with the readers, in a virtual environment made (or completed) on first use.
+/// Python with the readers, in a virtual environment made (or completed) on first use; once per
+/// test binary, since tests run in parallel.
 fn readers_python() -> PathBuf {
+    static READERS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    READERS.get_or_init(make_readers_venv).clone()
+}
+
+fn make_readers_venv() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers-venv");
     let python = venv.join("bin/python");
     if !python.exists() {
@@ -48,11 +54,14 @@ fn readers_python() -> PathBuf {
     }
     let ready = Command::new(&python)
         .args(["-c", "import mcap, mcap_ros2, rosbags, pypcd4"])
+        .stderr(std::process::Stdio::null())
         .status()
         .unwrap();
     if !ready.success() {
-        let installed = Command::new(venv.join("bin/pip"))
+        let installed = Command::new(&python)
             .args([
+                "-m",
+                "pip",
                 "install",
                 "--quiet",
                 "mcap==1.6.0",

@@ -2,6 +2,10 @@
 //! arm, bias drift growing as sigma^2 t, fixes at and around the georeference, no coverage.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
+mod common;
+
+use common::load;
+
 use glam::{DQuat, DVec3};
 use passerby_sensors::gnss::{
     WGS84_A, WGS84_F, ecef_to_geodetic, enu_to_geodetic, geodetic_to_ecef,
@@ -12,21 +16,6 @@ use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::Simulation;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Georeference, ImuParams, World};
-use std::path::Path;
-
-fn load(xml: &str) -> World {
-    let loaded = passerby_mvsim::load_world_str(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("inline.world.xml"),
-        format!("<mvsim_world version=\"1.0\">{xml}</mvsim_world>"),
-        &passerby_mvsim::LoadOptions::default(),
-    );
-    let messages: Vec<String> = loaded
-        .diagnostics
-        .iter()
-        .map(|d| d.headline(&loaded.sources))
-        .collect();
-    loaded.world.unwrap_or_else(|| panic!("{messages:#?}"))
-}
 
 /// Runs the world (no geometry needed for these sensors) and returns its observations.
 fn run(world: &World, seconds: f64) -> (Vec<Observation>, Vec<String>) {

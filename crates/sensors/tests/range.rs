@@ -3,6 +3,10 @@
 //! walking skinned actor; the same output for any thread count.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
+mod common;
+
+use common::load;
+
 use glam::Vec3;
 use passerby_assets::{ModelLibrary, Resolver};
 use passerby_scene::{LiveScene, build_scene};
@@ -11,20 +15,6 @@ use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::{SimOptions, Simulation};
 use passerby_world::World;
 use std::path::Path;
-
-fn load(xml: &str) -> World {
-    let loaded = passerby_mvsim::load_world_str(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("inline.world.xml"),
-        format!("<mvsim_world version=\"1.0\">{xml}</mvsim_world>"),
-        &passerby_mvsim::LoadOptions::default(),
-    );
-    let messages: Vec<String> = loaded
-        .diagnostics
-        .iter()
-        .map(|d| d.headline(&loaded.sources))
-        .collect();
-    loaded.world.unwrap_or_else(|| panic!("{messages:#?}"))
-}
 
 /// Runs `world` for `seconds`, returning every observation with the step it came from.
 fn run(

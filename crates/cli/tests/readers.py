@@ -19,6 +19,8 @@ expected_rates = {  # messages per second, from examples/sensor_rig.world.xml
     "/clock": 200, "/tf": 200, "/r1/odom": 200, "/r1/scan": 20, "/r1/imu": 20,
     "/r1/vlp16_points": 10, "/r1/gps": 1, "/r1/collision": 200,
     "/ground_truth/actors": 200, "/ground_truth/actor_markers": 200, "/ground_truth/actor_states": 200,
+    "/r1/cam/image_raw": 10, "/r1/cam/camera_info": 10, "/r1/cam/labels/instance": 10,
+    "/r1/cam/labels/class": 10,
 }
 fields = [("x", 0, 7), ("y", 4, 7), ("z", 8, 7), ("intensity", 12, 7), ("ring", 16, 4),
           ("time", 20, 7), ("instance", 24, 6), ("label", 18, 4)]
@@ -39,6 +41,11 @@ with open(path, "rb") as f:
         if stamp is not None:
             assert stamp > last_stamp.get(channel.topic, -1), f"{channel.topic}: stamps must increase"
             last_stamp[channel.topic] = stamp
+        if channel.topic == "/r1/cam/image_raw":
+            assert msg.encoding == "rgb8" and msg.width == 640 and msg.step == 1920, msg.encoding
+            assert msg.header.frame_id == "r1/cam_optical"
+        if channel.topic == "/r1/cam/labels/instance":
+            assert msg.encoding == "32SC1" and len(msg.data) == 640 * 480 * 4
         if channel.topic == "/ground_truth/actors":
             d = msg.detections[0]
             assert d.id == str(walker) and d.results[0].hypothesis.class_id == "pedestrian", d
@@ -78,6 +85,7 @@ if len(sys.argv) > 3:
     for name in ["README.md", "labels.json", "poses.csv", "actors.jsonl", "r1/imu/imu.csv",
                  "r1/gps/gnss.csv", "r1/scan/scans.csv"]:
         assert (dump / name).is_file(), name
+    assert len(list((dump / "r1" / "cam").glob("*.png"))) == counts["/r1/cam/image_raw"]
     imu_rows = (dump / "r1/imu/imu.csv").read_text().strip().splitlines()
     assert len(imu_rows) - 1 == counts["/r1/imu"], len(imu_rows)
 print(f"ok: {sum(counts.values())} messages on {len(counts)} topics, {actor_points} points on the walker")

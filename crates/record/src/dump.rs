@@ -27,7 +27,8 @@ Written by `passerby run --dump`. Times are simulated seconds from the start of 
   - lasers: `scans.csv`, one row per scan: `stamp,angle_min,angle_increment,range_max,` then the ranges
     (metres, `inf` without a return);
   - IMUs: `imu.csv`: `stamp,wx,wy,wz,ax,ay,az` (rad/s, m/s², IMU frame; specific force);
-  - GNSS: `gnss.csv`: `stamp,latitude,longitude,altitude` (degrees, WGS84, metres above the ellipsoid).
+  - GNSS: `gnss.csv`: `stamp,latitude,longitude,altitude` (degrees, WGS84, metres above the ellipsoid);
+  - cameras: `NNNNNN_<stamp>.png`, the colour image (depth and label images are in the recording only).
 ";
 
 /// A dump being written.
@@ -150,6 +151,7 @@ impl Dumper {
                     let line = format!("{},{wx},{wy},{wz},{ax},{ay},{az}\n", s.stamp);
                     self.append(&file, "stamp,wx,wy,wz,ax,ay,az\n", &line)?;
                 }
+                Observation::Camera(c) => self.png(c)?,
                 Observation::Gnss(f) => {
                     let file = PathBuf::from(full_name(&f.sensor)).join("gnss.csv");
                     let line = format!(
@@ -183,6 +185,25 @@ impl Dumper {
             bytes.extend(p.time.to_le_bytes());
             bytes.extend(p.instance.to_le_bytes());
             bytes.extend(p.label.to_le_bytes());
+        }
+        self.write_whole(&file, &bytes)
+    }
+
+    /// A camera frame as a colour PNG.
+    fn png(&mut self, c: &passerby_sensors::camera::CameraFrame) -> Result<(), RecordError> {
+        let name = full_name(&c.sensor);
+        let index = self.sweeps.entry(name.clone()).or_insert(0);
+        let file = PathBuf::from(&name).join(format!("{:06}_{:.6}.png", *index, c.stamp));
+        *index += 1;
+        let mut bytes = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut bytes, c.intrinsics.ncols, c.intrinsics.nrows);
+            encoder.set_color(png::ColorType::Rgb);
+            encoder.set_depth(png::BitDepth::Eight);
+            let written = encoder
+                .write_header()
+                .and_then(|mut w| w.write_image_data(&c.rgb));
+            written.map_err(|e| self.io(&file, std::io::Error::other(e.to_string())))?;
         }
         self.write_whole(&file, &bytes)
     }

@@ -382,6 +382,47 @@ impl Recorder {
                 let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
                 self.write(&topic, &ros::NAV_SAT_FIX, now, &data, 1)
             }
+            Observation::Camera(c) => {
+                let (topic, frame, _) = self.topic_and_frame(&c.sensor);
+                let optical = format!("{frame}_optical");
+                let nanos = self.nanos(c.stamp);
+                let size = (c.intrinsics.ncols, c.intrinsics.nrows);
+                let pixels = u64::from(size.0) * u64::from(size.1);
+                let data = ros::image(nanos, &optical, size, "rgb8", 3, &c.rgb);
+                self.write(
+                    &format!("{topic}/image_raw"),
+                    &ros::IMAGE,
+                    now,
+                    &data,
+                    pixels,
+                )?;
+                let data = ros::camera_info(nanos, &optical, &c.intrinsics);
+                self.write(
+                    &format!("{topic}/camera_info"),
+                    &ros::CAMERA_INFO,
+                    now,
+                    &data,
+                    1,
+                )?;
+                let ids: Vec<u8> = c.instance.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let data = ros::image(nanos, &optical, size, "32SC1", 4, &ids);
+                self.write(
+                    &format!("{topic}/labels/instance"),
+                    &ros::IMAGE,
+                    now,
+                    &data,
+                    pixels,
+                )?;
+                let classes: Vec<u8> = c.class.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let data = ros::image(nanos, &optical, size, "16UC1", 2, &classes);
+                self.write(
+                    &format!("{topic}/labels/class"),
+                    &ros::IMAGE,
+                    now,
+                    &data,
+                    pixels,
+                )
+            }
         }
     }
 

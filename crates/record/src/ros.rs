@@ -151,3 +151,59 @@ pub fn clock(nanos: u64) -> Vec<u8> {
     c.i32(sec).u32(nanosec);
     c.finish()
 }
+
+/// `sensor_msgs/msg/Image`.
+pub const IMAGE: MsgType = MsgType {
+    name: "sensor_msgs/msg/Image",
+    definition: deps!(
+        "std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n",
+        "MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n",
+        "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+    ),
+};
+
+/// `sensor_msgs/msg/CameraInfo`.
+pub const CAMERA_INFO: MsgType = MsgType {
+    name: "sensor_msgs/msg/CameraInfo",
+    definition: deps!(
+        "std_msgs/Header header\nuint32 height\nuint32 width\nstring distortion_model\nfloat64[] d\nfloat64[9] k\nfloat64[9] r\nfloat64[12] p\nuint32 binning_x\nuint32 binning_y\nRegionOfInterest roi\n",
+        "MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n",
+        "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n",
+        "MSG: sensor_msgs/RegionOfInterest\nuint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify\n"
+    ),
+};
+
+/// `sensor_msgs/Image` of `width x height` pixels of `bytes_per_pixel` bytes, little endian.
+pub fn image(
+    nanos: u64,
+    frame: &str,
+    (width, height): (u32, u32),
+    encoding: &str,
+    bytes_per_pixel: u32,
+    data: &[u8],
+) -> Vec<u8> {
+    let mut c = Cdr::new();
+    header(&mut c, nanos, frame);
+    c.u32(height).u32(width).string(encoding).u8(0);
+    c.u32(width * bytes_per_pixel).bytes(data);
+    c.finish()
+}
+
+/// `sensor_msgs/CameraInfo` of an undistorted pinhole camera.
+pub fn camera_info(nanos: u64, frame: &str, i: &passerby_world::Intrinsics) -> Vec<u8> {
+    let mut c = Cdr::new();
+    header(&mut c, nanos, frame);
+    c.u32(i.nrows).u32(i.ncols).string("plumb_bob");
+    c.len(5);
+    for _ in 0..5 {
+        c.f64(0.0);
+    }
+    c.f64_array(&[i.fx, 0.0, i.cx, 0.0, i.fy, i.cy, 0.0, 0.0, 1.0]);
+    c.f64_array(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    c.f64_array(&[
+        i.fx, 0.0, i.cx, 0.0, 0.0, i.fy, i.cy, 0.0, 0.0, 0.0, 1.0, 0.0,
+    ]);
+    c.u32(0).u32(0);
+    c.u32(0).u32(0).u32(0).u32(0).bool(false);
+    c.finish()
+}

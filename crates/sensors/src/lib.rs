@@ -7,6 +7,7 @@
 //! sensor's own seeded generator), and the observations handed to sinks. Must not touch: how
 //! objects move, scene building, recording formats.
 
+pub mod camera;
 pub mod flat;
 pub mod gnss;
 pub mod imu;

@@ -23,6 +23,8 @@ pub enum Observation {
     LaserScan(LaserScan),
     /// An inertial sample.
     Imu(ImuSample),
+    /// A camera frame with depth and labels.
+    Camera(crate::camera::CameraFrame),
     /// A satellite fix.
     Gnss(GnssFix),
 }
@@ -81,6 +83,8 @@ pub struct Rig {
     lidars: Vec<(Mount, Lidar)>,
     lasers: Vec<(Mount, Laser)>,
     imus: Vec<(Mount, Imu)>,
+    cameras: Vec<(Mount, passerby_world::Intrinsics)>,
+    sun: glam::Vec3A,
     gnss: Vec<(Mount, Gnss)>,
     flat: FlatStatics,
     notices: Vec<String>,
@@ -93,6 +97,12 @@ impl Rig {
             lidars: Vec::new(),
             lasers: Vec::new(),
             imus: Vec::new(),
+            cameras: Vec::new(),
+            // Towards the sun (the world gives the light's direction of travel).
+            sun: {
+                let [x, y, z] = world.lights.light_direction();
+                -glam::Vec3A::new(x as f32, y as f32, z as f32)
+            },
             gnss: Vec::new(),
             flat: FlatStatics::new(world),
             notices: Vec::new(),
@@ -137,8 +147,9 @@ impl Rig {
                     }
                     rig.gnss.push((mount, gnss));
                 }
-                SensorKind::Camera(_) | SensorKind::RgbdCamera(_) => rig.notices.push(format!(
-                    "camera `{}` is not simulated yet",
+                SensorKind::Camera(p) => rig.cameras.push((mount, p.intrinsics.clone())),
+                SensorKind::RgbdCamera(_) => rig.notices.push(format!(
+                    "rgbd_camera `{}` is not simulated yet",
                     Mount::full_name(&sensor)
                 )),
             }
@@ -202,6 +213,14 @@ impl Rig {
             imu.record(now, position, rotation);
             if due.contains(&mount.sensor) {
                 out.push(Observation::Imu(imu.sample(now)));
+            }
+        }
+        for (mount, intrinsics) in &self.cameras {
+            if due.contains(&mount.sensor) {
+                let pose = mount.world_from_sensor(sim);
+                let frame =
+                    crate::camera::render(view, &mount.sensor, intrinsics, &pose, self.sun, now);
+                out.push(Observation::Camera(frame));
             }
         }
         for (mount, gnss) in &mut self.gnss {

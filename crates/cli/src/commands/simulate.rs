@@ -40,6 +40,7 @@ pub fn run(
                     Observation::LaserScan(s) => (full_name(&s.sensor), s.ranges.len()),
                     Observation::Imu(s) => (full_name(&s.sensor), 1),
                     Observation::Gnss(f) => (full_name(&f.sensor), 1),
+                    Observation::Camera(c) => (full_name(&c.sensor), c.depth.len()),
                 };
                 let entry = tally.entry(name).or_default();
                 entry.observations += 1;

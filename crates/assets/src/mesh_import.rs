@@ -104,7 +104,8 @@ pub fn import_obj(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
             .mesh
             .texcoords
             .chunks_exact(2)
-            .map(Vec2::from_slice)
+            // OBJ's v grows upwards from the image's bottom; the model's from its top (glTF).
+            .map(|t| Vec2::new(t[0], 1.0 - t[1]))
             .collect();
         if let Some(&bad) = m
             .mesh

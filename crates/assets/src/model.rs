@@ -96,7 +96,8 @@ pub struct Mesh {
     pub positions: Vec<Vec3>,
     /// Vertex normals (empty if the file has none).
     pub normals: Vec<Vec3>,
-    /// Texture coordinates (empty if the file has none).
+    /// Texture coordinates (empty if the file has none), glTF's convention: `(0, 0)` is the
+    /// image's top-left corner.
     pub uvs: Vec<Vec2>,
     /// Triangles, as vertex indices.
     pub triangles: Vec<[u32; 3]>,

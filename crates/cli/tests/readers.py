@@ -20,12 +20,15 @@ expected_rates = {  # messages per second, from examples/sensor_rig.world.xml
     "/r1/vlp16_points": 10, "/r1/gps": 1, "/r1/collision": 200,
     "/ground_truth/actors": 200, "/ground_truth/actor_markers": 200, "/ground_truth/actor_states": 200,
     "/r1/cam/image_raw": 10, "/r1/cam/camera_info": 10, "/r1/cam/labels/instance": 10,
-    "/r1/cam/labels/class": 10,
+    "/r1/cam/labels/class": 10, "/r1/cam/labels/boxes": 10,
+    "/r1/rgbd_rgb/image_raw": 10, "/r1/rgbd_rgb/camera_info": 10, "/r1/rgbd_rgb/labels/instance": 10,
+    "/r1/rgbd_rgb/labels/class": 10, "/r1/rgbd_rgb/labels/boxes": 10,
+    "/r1/rgbd_depth/image_raw": 10, "/r1/rgbd_depth/camera_info": 10, "/r1/rgbd_points": 10,
 }
 fields = [("x", 0, 7), ("y", 4, 7), ("z", 8, 7), ("intensity", 12, 7), ("ring", 16, 4),
           ("time", 20, 7), ("instance", 24, 6), ("label", 18, 4)]
 
-counts, last_stamp, actor_points = {}, {}, 0
+counts, last_stamp, actor_points, static_frames = {}, {}, 0, set()
 with open(path, "rb") as f:
     reader = make_reader(f, decoder_factories=[DecoderFactory()])
     labels = {m.name: m.metadata for m in reader.iter_metadata()}["passerby.labels"]
@@ -46,6 +49,20 @@ with open(path, "rb") as f:
             assert msg.header.frame_id == "r1/cam_optical"
         if channel.topic == "/r1/cam/labels/instance":
             assert msg.encoding == "32SC1" and len(msg.data) == 640 * 480 * 4
+        if channel.topic == "/tf_static":
+            static_frames |= {t.child_frame_id for t in msg.transforms}
+        if channel.topic in ("/r1/cam/labels/boxes", "/r1/rgbd_rgb/labels/boxes"):
+            for d in msg.detections:
+                assert d.id == str(walker) and d.results[0].hypothesis.class_id == "pedestrian", d
+                assert 0.0 <= d.results[0].hypothesis.score <= 1.0 and d.bbox.size_x > 0, d
+        if channel.topic == "/r1/rgbd_depth/image_raw":
+            assert msg.encoding == "16UC1" and msg.header.frame_id == "r1/rgbd_depth_optical"
+            depths = [int.from_bytes(bytes(msg.data[i:i + 2]), "little") for i in range(0, len(msg.data), 2)]
+            valid = [d for d in depths if d]
+            assert valid and max(valid) <= 15000, "depth in mm within the clip range"
+        if channel.topic == "/r1/rgbd_points":
+            assert [x.name for x in msg.fields] == ["x", "y", "z", "instance", "label"], msg.fields
+            assert msg.width > 0 and msg.header.frame_id == "r1/rgbd_depth_optical"
         if channel.topic == "/ground_truth/actors":
             d = msg.detections[0]
             assert d.id == str(walker) and d.results[0].hypothesis.class_id == "pedestrian", d
@@ -67,6 +84,8 @@ for topic, rate in expected_rates.items():
     want = round(rate * duration)
     assert abs(counts.get(topic, 0) - want) <= 1, f"{topic}: {counts.get(topic)} messages, expected {want}"
 assert actor_points > 0, "the walking actor is seen with its instance id"
+for frame in ["r1/cam", "r1/cam_optical", "r1/rgbd", "r1/rgbd_depth_optical", "r1/rgbd_rgb_optical"]:
+    assert frame in static_frames, (frame, static_frames)
 
 with AnyReader([Path(path)]) as bag:
     decoded = 0
@@ -85,7 +104,14 @@ if len(sys.argv) > 3:
     for name in ["README.md", "labels.json", "poses.csv", "actors.jsonl", "r1/imu/imu.csv",
                  "r1/gps/gnss.csv", "r1/scan/scans.csv"]:
         assert (dump / name).is_file(), name
-    assert len(list((dump / "r1" / "cam").glob("*.png"))) == counts["/r1/cam/image_raw"]
+    assert len(list((dump / "r1" / "cam").glob("*[0-9].png"))) == counts["/r1/cam/image_raw"]
+    assert len(list((dump / "r1" / "cam").glob("*_labels.png"))) == counts["/r1/cam/image_raw"]
+    assert len(list((dump / "r1" / "rgbd").glob("*_depth.png"))) == counts["/r1/rgbd_depth/image_raw"]
+    rgbd_pcds = sorted((dump / "r1" / "rgbd").glob("*_points.pcd"))
+    assert len(rgbd_pcds) == counts["/r1/rgbd_points"]
+    cloud = PointCloud.from_path(rgbd_pcds[0])
+    assert cloud.fields == ("x", "y", "z", "rgb", "instance", "label"), cloud.fields
+    assert cloud.points > 0
     imu_rows = (dump / "r1/imu/imu.csv").read_text().strip().splitlines()
     assert len(imu_rows) - 1 == counts["/r1/imu"], len(imu_rows)
 print(f"ok: {sum(counts.values())} messages on {len(counts)} topics, {actor_points} points on the walker")

@@ -251,6 +251,10 @@ impl Loader<'_> {
             fy: self.p_positive(p, &t("fy"), d.fy),
             clip_min: self.p_positive(p, clip[0], d.clip_min),
             clip_max: self.p_positive(p, clip[1], d.clip_max),
+            distortion: match self.p_numbers(p, &t("distortion"), 5, 5, "expected k1 k2 p1 p2 k3") {
+                Some(v) => [v[0], v[1], v[2], v[3], v[4]],
+                None => d.distortion,
+            },
         };
         if i.clip_min >= i.clip_max
             && let Some(el) = p.find(clip[0]).or_else(|| p.find(clip[1]))
@@ -269,6 +273,7 @@ impl Loader<'_> {
     fn camera(&mut self, p: &mut Params<'_>) -> CameraParams {
         CameraParams {
             intrinsics: self.intrinsics(p, "", ["clip_min", "clip_max"], &Intrinsics::default()),
+            antialias: self.p_count(p, "antialias", 1, 1),
         }
     }
 
@@ -299,6 +304,7 @@ impl Loader<'_> {
                 "publish_ros_colored_pointcloud",
                 d.publish_ros_colored_pointcloud,
             ),
+            antialias: self.p_count(p, "antialias", d.antialias, 1),
         }
     }
 

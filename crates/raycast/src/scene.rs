@@ -180,6 +180,22 @@ impl Scene {
             });
     }
 
+    /// Whether each ray hits anything, in parallel on the current rayon pool; `out[i]`
+    /// answers `rays[i]` exactly as [`Scene::any_hit`] would.
+    pub fn any_hit_batch(&self, rays: &[Ray], out: &mut [bool]) {
+        let chunk = rays
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .clamp(64, 1024);
+        out.par_chunks_mut(chunk)
+            .zip(rays.par_chunks(chunk))
+            .for_each(|(o, r)| {
+                for (slot, ray) in o.iter_mut().zip(r) {
+                    *slot = self.any_hit(ray);
+                }
+            });
+    }
+
     /// The closest hits of up to [`PACKET`] rays, traced together.
     fn closest_packet(&self, rays: &[Ray]) -> [Option<Hit>; PACKET] {
         let mut best: [Option<Hit>; PACKET] = [None; PACKET];

@@ -2,9 +2,11 @@
 //! (with the extra fields), CSV for laser scans, IMU, GNSS and poses, JSON lines for the actors'
 //! ground truth, `labels.json`, and a README describing the layout. Files are streamed.
 
-use crate::{RecordError, full_name};
+use crate::{RecordError, full_name, images};
 use passerby_sensors::Observation;
+use passerby_sensors::camera::CameraFrame;
 use passerby_sensors::lidar::PointCloud;
+use passerby_sensors::rgbd::DepthPoints;
 use passerby_sim::Simulation;
 use passerby_sim::gait::Gait;
 use std::collections::HashMap;
@@ -28,7 +30,14 @@ Written by `passerby run --dump`. Times are simulated seconds from the start of 
     (metres, `inf` without a return);
   - IMUs: `imu.csv`: `stamp,wx,wy,wz,ax,ay,az` (rad/s, m/s², IMU frame; specific force);
   - GNSS: `gnss.csv`: `stamp,latitude,longitude,altitude` (degrees, WGS84, metres above the ellipsoid);
-  - cameras: `NNNNNN_<stamp>.png`, the colour image (depth and label images are in the recording only).
+  - cameras: `NNNNNN_<stamp>.png`, the colour image (sRGB); `NNNNNN_<stamp>_labels.png`, the instance
+    label image with one colour per instance (the exact ids are in the recording); `boxes.jsonl`, one
+    JSON object per actor box and frame: stamp, frame index, instance, name, `min` and `max` corners in
+    pixels (pixel centres on integers), visible and unoccluded pixel counts, visible fraction;
+  - RGB-D cameras: the same for the colour camera with `_rgb` in the names, plus
+    `NNNNNN_<stamp>_depth.png` (16-bit grey, depth along the optical axis in `depth_resolution` units,
+    1 mm by default; 0 = invalid) and `NNNNNN_<stamp>_points.pcd` (binary PCD, `x y z rgb instance
+    label` in the depth optical frame: +Z forward, +X right, +Y down; `rgb` packed as PCL does).
 ";
 
 /// A dump being written.
@@ -151,7 +160,22 @@ impl Dumper {
                     let line = format!("{},{wx},{wy},{wz},{ax},{ay},{az}\n", s.stamp);
                     self.append(&file, "stamp,wx,wy,wz,ax,ay,az\n", &line)?;
                 }
-                Observation::Camera(c) => self.png(c)?,
+                Observation::Camera(c) => {
+                    let prefix = self.next_frame(&c.sensor, c.stamp);
+                    self.colour(&prefix, "", c)?;
+                }
+                Observation::Rgbd(f) => {
+                    let prefix = self.next_frame(&f.sensor, f.stamp);
+                    if let Some(c) = &f.colour {
+                        self.colour(&prefix, "_rgb", c)?;
+                    }
+                    if let Some(d) = &f.depth {
+                        let i = &d.intrinsics;
+                        let png = images::gray16_png(i.ncols, i.nrows, &d.data);
+                        self.png(&prefix, "_depth.png", png)?;
+                        self.depth_pcd(&prefix, &f.points)?;
+                    }
+                }
                 Observation::Gnss(f) => {
                     let file = PathBuf::from(full_name(&f.sensor)).join("gnss.csv");
                     let line = format!(
@@ -189,23 +213,74 @@ impl Dumper {
         self.write_whole(&file, &bytes)
     }
 
-    /// A camera frame as a colour PNG.
-    fn png(&mut self, c: &passerby_sensors::camera::CameraFrame) -> Result<(), RecordError> {
-        let name = full_name(&c.sensor);
+    /// `<sensor>/NNNNNN_<stamp>` of a sensor's next frame.
+    fn next_frame(&mut self, sensor: &passerby_sim::schedule::SensorRef, stamp: f64) -> PathBuf {
+        let name = full_name(sensor);
         let index = self.sweeps.entry(name.clone()).or_insert(0);
-        let file = PathBuf::from(&name).join(format!("{:06}_{:.6}.png", *index, c.stamp));
+        let prefix = PathBuf::from(&name).join(format!("{:06}_{stamp:.6}", *index));
         *index += 1;
-        let mut bytes = Vec::new();
-        {
-            let mut encoder = png::Encoder::new(&mut bytes, c.intrinsics.ncols, c.intrinsics.nrows);
-            encoder.set_color(png::ColorType::Rgb);
-            encoder.set_depth(png::BitDepth::Eight);
-            let written = encoder
-                .write_header()
-                .and_then(|mut w| w.write_image_data(&c.rgb));
-            written.map_err(|e| self.io(&file, std::io::Error::other(e.to_string())))?;
-        }
+        prefix
+    }
+
+    fn png(
+        &mut self,
+        prefix: &Path,
+        suffix: &str,
+        png: Result<Vec<u8>, images::PngError>,
+    ) -> Result<(), RecordError> {
+        let mut file = prefix.as_os_str().to_owned();
+        file.push(suffix);
+        let file = PathBuf::from(file);
+        let bytes = png.map_err(|e| self.io(&file, std::io::Error::other(e)))?;
         self.write_whole(&file, &bytes)
+    }
+
+    /// A colour frame: its PNG, its instance labels as colours, its boxes.
+    fn colour(&mut self, prefix: &Path, tag: &str, c: &CameraFrame) -> Result<(), RecordError> {
+        let (w, h) = (c.intrinsics.ncols, c.intrinsics.nrows);
+        self.png(prefix, &format!("{tag}.png"), images::rgb_png(w, h, &c.rgb))?;
+        let ids = c.instance.iter().map(|&i| i.max(0) as u32);
+        self.png(
+            prefix,
+            &format!("{tag}_labels.png"),
+            images::labels_png(w, h, ids),
+        )?;
+        let frame = prefix
+            .file_name()
+            .and_then(|f| f.to_str())
+            .and_then(|f| f.split('_').next())
+            .unwrap_or("");
+        let mut lines = String::new();
+        for b in &c.boxes {
+            lines.push_str(&format!(
+                "{{\"stamp\":{},\"frame\":\"{frame}\",\"instance\":{},\"name\":{:?},\"min\":[{},{}],\"max\":[{},{}],\"visible_pixels\":{},\"unoccluded_pixels\":{},\"visible_fraction\":{}}}\n",
+                c.stamp, b.instance, b.name, b.min[0], b.min[1], b.max[0], b.max[1],
+                b.visible_pixels, b.unoccluded_pixels, b.visible_fraction()
+            ));
+        }
+        let dir = prefix.parent().unwrap_or(Path::new(""));
+        self.append(&dir.join(format!("boxes{tag}.jsonl")), "", &lines)
+    }
+
+    /// An RGB-D frame's points as a binary PCD.
+    fn depth_pcd(&mut self, prefix: &Path, p: &DepthPoints) -> Result<(), RecordError> {
+        let n = p.xyz.len();
+        let mut bytes = format!(
+            "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z rgb instance label\nSIZE 4 4 4 4 4 2\nTYPE F F F F U U\nCOUNT 1 1 1 1 1 1\nWIDTH {n}\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS {n}\nDATA binary\n"
+        )
+        .into_bytes();
+        for k in 0..n {
+            for v in p.xyz[k] {
+                bytes.extend(v.to_le_bytes());
+            }
+            let [r, g, b] = p.rgb.get(k).copied().unwrap_or([0; 3]);
+            bytes.extend(u32::from_be_bytes([0, r, g, b]).to_le_bytes());
+            bytes.extend(p.instance[k].to_le_bytes());
+            bytes.extend(p.label[k].to_le_bytes());
+        }
+        let mut file = prefix.as_os_str().to_owned();
+        file.push("_points.pcd");
+        self.write_whole(Path::new(&file), &bytes)
     }
 
     /// Flushes every file.

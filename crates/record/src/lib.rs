@@ -14,9 +14,11 @@
 //! `<veh>/odom` (identity: odometry is exact) -> `<veh>/base_link` -> `<veh>/<sensor>`;
 //! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
 
+pub mod cameras;
 pub mod cdr;
 pub mod dump;
 pub mod encode;
+pub mod images;
 pub mod ros;
 pub mod truth;
 
@@ -25,7 +27,7 @@ use passerby_sensors::Observation;
 use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
 use passerby_sim::schedule::SensorRef;
-use passerby_world::{Pose3, World};
+use passerby_world::{Pose3, SensorKind, World};
 use ros::{MsgType, Transform};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -82,6 +84,10 @@ pub struct Recorder {
 struct WorldFrames {
     /// Per sensor: (parent frame, own frame, mount transform, period).
     sensors: HashMap<SensorRef, (String, String, Transform, f64)>,
+    /// Optical frames of cameras: (sensor frame, optical frame, transform).
+    optical: Vec<(String, String, Transform)>,
+    /// Per RGB-D camera: (publish the depth image, colour its points).
+    rgbd: HashMap<SensorRef, (bool, bool)>,
 }
 
 fn transform_of(p: &Pose3) -> Transform {
@@ -134,9 +140,36 @@ impl Recorder {
                 None => "map".to_owned(),
             };
             let own = full_name(&sensor);
+            let mut mount = transform_of(&s.pose);
+            match &s.kind {
+                // The camera's pose is its optical frame: its body frame is turned back from it.
+                SensorKind::Camera(_) => {
+                    let q = rotation(&s.pose) * cameras::body_from_optical().inverse();
+                    mount.rotation = [q.x, q.y, q.z, q.w];
+                    let optical = cameras::rotation_transform(cameras::body_from_optical());
+                    frames
+                        .optical
+                        .push((own.clone(), format!("{own}_optical"), optical));
+                }
+                SensorKind::RgbdCamera(p) => {
+                    let depth = cameras::rotation_transform(cameras::body_from_optical());
+                    frames
+                        .optical
+                        .push((own.clone(), format!("{own}_depth_optical"), depth));
+                    let colour = transform_of(&p.rgb_pose_wrt_depth);
+                    frames
+                        .optical
+                        .push((own.clone(), format!("{own}_rgb_optical"), colour));
+                    frames.rgbd.insert(
+                        sensor.clone(),
+                        (p.publish_ros_depth_image, p.publish_ros_colored_pointcloud),
+                    );
+                }
+                _ => {}
+            }
             frames
                 .sensors
-                .insert(sensor, (parent, own, transform_of(&s.pose), s.period));
+                .insert(sensor, (parent, own, mount, s.period));
         }
         Ok(Recorder {
             path: path.to_owned(),
@@ -241,6 +274,7 @@ impl Recorder {
                 .values()
                 .map(|(p, c, t, _)| (p.clone(), c.clone(), *t))
                 .collect();
+            mounts.extend(self.world_frames.optical.iter().cloned());
             mounts.sort_by(|a, b| a.1.cmp(&b.1));
             let identity = Transform {
                 translation: [0.0; 3],
@@ -382,47 +416,8 @@ impl Recorder {
                 let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
                 self.write(&topic, &ros::NAV_SAT_FIX, now, &data, 1)
             }
-            Observation::Camera(c) => {
-                let (topic, frame, _) = self.topic_and_frame(&c.sensor);
-                let optical = format!("{frame}_optical");
-                let nanos = self.nanos(c.stamp);
-                let size = (c.intrinsics.ncols, c.intrinsics.nrows);
-                let pixels = u64::from(size.0) * u64::from(size.1);
-                let data = ros::image(nanos, &optical, size, "rgb8", 3, &c.rgb);
-                self.write(
-                    &format!("{topic}/image_raw"),
-                    &ros::IMAGE,
-                    now,
-                    &data,
-                    pixels,
-                )?;
-                let data = ros::camera_info(nanos, &optical, &c.intrinsics);
-                self.write(
-                    &format!("{topic}/camera_info"),
-                    &ros::CAMERA_INFO,
-                    now,
-                    &data,
-                    1,
-                )?;
-                let ids: Vec<u8> = c.instance.iter().flat_map(|v| v.to_le_bytes()).collect();
-                let data = ros::image(nanos, &optical, size, "32SC1", 4, &ids);
-                self.write(
-                    &format!("{topic}/labels/instance"),
-                    &ros::IMAGE,
-                    now,
-                    &data,
-                    pixels,
-                )?;
-                let classes: Vec<u8> = c.class.iter().flat_map(|v| v.to_le_bytes()).collect();
-                let data = ros::image(nanos, &optical, size, "16UC1", 2, &classes);
-                self.write(
-                    &format!("{topic}/labels/class"),
-                    &ros::IMAGE,
-                    now,
-                    &data,
-                    pixels,
-                )
-            }
+            Observation::Camera(c) => self.camera(c, now),
+            Observation::Rgbd(f) => self.rgbd(f, now),
         }
     }
 

@@ -18,6 +18,7 @@ macro_rules! deps {
         concat!($main $(, "\n================================================================================\n", $dep)*)
     };
 }
+pub(crate) use deps;
 
 /// `rosgraph_msgs/msg/Clock`.
 pub const CLOCK: MsgType = MsgType {
@@ -186,24 +187,5 @@ pub fn image(
     header(&mut c, nanos, frame);
     c.u32(height).u32(width).string(encoding).u8(0);
     c.u32(width * bytes_per_pixel).bytes(data);
-    c.finish()
-}
-
-/// `sensor_msgs/CameraInfo` of an undistorted pinhole camera.
-pub fn camera_info(nanos: u64, frame: &str, i: &passerby_world::Intrinsics) -> Vec<u8> {
-    let mut c = Cdr::new();
-    header(&mut c, nanos, frame);
-    c.u32(i.nrows).u32(i.ncols).string("plumb_bob");
-    c.len(5);
-    for _ in 0..5 {
-        c.f64(0.0);
-    }
-    c.f64_array(&[i.fx, 0.0, i.cx, 0.0, i.fy, i.cy, 0.0, 0.0, 1.0]);
-    c.f64_array(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
-    c.f64_array(&[
-        i.fx, 0.0, i.cx, 0.0, 0.0, i.fy, i.cy, 0.0, 0.0, 0.0, 1.0, 0.0,
-    ]);
-    c.u32(0).u32(0);
-    c.u32(0).u32(0).u32(0).u32(0).bool(false);
     c.finish()
 }

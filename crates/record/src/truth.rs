@@ -16,11 +16,7 @@ use passerby_sim::gait::Gait;
 use passerby_sim::keyframes::rotation;
 use passerby_sim::{ActorState, Contact};
 
-macro_rules! deps {
-    ($main:expr $(, $dep:expr)*) => {
-        concat!($main $(, "\n================================================================================\n", $dep)*)
-    };
-}
+use crate::ros::deps;
 
 /// `vision_msgs/msg/Detection3DArray` (ROS 2 Humble and later).
 pub const DETECTION3D_ARRAY: MsgType = MsgType {

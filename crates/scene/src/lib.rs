@@ -14,9 +14,11 @@
 //! world has them): occupancy grids, point clouds, doors and windows cut into vertical planes,
 //! semi-cylinder bump primitives, wheels.
 
+pub mod appearance;
 mod ground;
 mod live;
 
+pub use appearance::{Surface, SurfaceMaterial};
 pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene, Skeleton};
 
@@ -52,6 +54,8 @@ pub const BUILTIN_CLASSES: [&str; 5] = ["ground", "wall", "static", "vehicle", "
 pub struct Body {
     /// The object's name (an actor, vehicle or block).
     pub object: String,
+    /// Whether the object is an actor (cameras box actors).
+    pub is_actor: bool,
     /// Its instances.
     pub instances: Vec<(u32, Affine3A)>,
 }
@@ -95,6 +99,8 @@ pub struct BuiltScene {
     pub warnings: Vec<String>,
     /// Seconds spent building the BVHs of model meshes (the rest of a build is file loading).
     pub model_bvh_seconds: f64,
+    /// Per instance, how it looks to cameras.
+    pub instance_surfaces: Vec<Arc<Surface>>,
 }
 
 impl BuiltScene {
@@ -105,6 +111,13 @@ impl BuiltScene {
             return self.static_objects.get(index as usize);
         }
         self.objects.get(instance as usize)
+    }
+
+    /// The linear colour of a hit on `triangle` of `instance` at barycentric `(u, v)`.
+    pub fn colour_at(&self, instance: u32, triangle: u32, u: f32, v: f32) -> Option<[f32; 3]> {
+        self.instance_surfaces
+            .get(instance as usize)?
+            .colour_at(triangle, u, v)
     }
 
     /// Every labelled object once (static ones and instanced ones).
@@ -129,7 +142,9 @@ struct Builder<'l> {
     warnings: Vec<String>,
     library: &'l mut ModelLibrary,
     base: std::path::PathBuf,
-    model_meshes: HashMap<String, Option<(MeshId, Mat4)>>,
+    model_meshes: HashMap<String, Option<(MeshId, Mat4, Arc<Surface>)>>,
+    /// Per instance, how its mesh looks.
+    instance_surfaces: Vec<Arc<Surface>>,
     model_bvh_seconds: f64,
     bodies: Vec<Body>,
     skinned: Vec<SkinnedBody>,
@@ -148,25 +163,36 @@ struct StaticBatch {
     triangle_object: Vec<u32>,
     objects: Vec<SceneObject>,
     by_name: HashMap<String, u32>,
+    surface: Surface,
 }
 
 impl Builder<'_> {
-    fn add(&mut self, mesh: TriangleMesh, world_from_mesh: Affine3A, name: &str, class: &str) {
+    /// Adds a primitive of one colour.
+    fn add(
+        &mut self,
+        mesh: TriangleMesh,
+        colour: Color,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
         if mesh.triangle_count() == 0 {
             return;
         }
+        let surface = Arc::new(Surface::plain(colour, mesh.triangle_count()));
         if self.batching {
-            self.append_to_batch(&mesh, world_from_mesh, name, class);
+            self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
             return;
         }
         let id = self.scene.add_mesh(mesh);
-        self.place(id, world_from_mesh, name, class);
+        self.place(id, surface, world_from_mesh, name, class);
     }
 
     /// Copies a mesh's triangles, placed in the world, into the static batch.
     fn append_to_batch(
         &mut self,
         mesh: &TriangleMesh,
+        surface: &Surface,
         world_from_mesh: Affine3A,
         name: &str,
         class: &str,
@@ -194,6 +220,7 @@ impl Builder<'_> {
         batch
             .triangle_object
             .extend(std::iter::repeat_n(index, mesh.triangle_count()));
+        batch.surface.append(surface);
     }
 
     /// The label entry of an object (its id and class id assigned on first use).
@@ -215,21 +242,29 @@ impl Builder<'_> {
         }
     }
 
-    fn place(&mut self, id: MeshId, world_from_mesh: Affine3A, name: &str, class: &str) -> u32 {
+    fn place(
+        &mut self,
+        id: MeshId,
+        surface: Arc<Surface>,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> u32 {
         if self.batching {
             let mesh = self.scene.mesh(id).clone();
-            self.append_to_batch(&mesh, world_from_mesh, name, class);
+            self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
             return u32::MAX;
         }
         let instance = self.scene.add_instance(id, world_from_mesh);
         let object = self.scene_object(name, class);
         self.objects.push(object);
+        self.instance_surfaces.push(surface);
         instance
     }
 
     /// Records that the instances added since `first` move with object `name`, placed at
     /// `world_from_object`.
-    fn bind(&mut self, name: &str, first: u32, world_from_object: Affine3A) {
+    fn bind(&mut self, name: &str, is_actor: bool, first: u32, world_from_object: Affine3A) {
         let object_from_world = world_from_object.inverse();
         let instances = (first..self.scene.instance_count() as u32)
             .map(|i| {
@@ -241,6 +276,7 @@ impl Builder<'_> {
             .collect();
         self.bodies.push(Body {
             object: name.to_owned(),
+            is_actor,
             instances,
         });
     }
@@ -271,7 +307,14 @@ impl Builder<'_> {
             .scene
             .add_mesh(TriangleMesh::new_dynamic(vertices, triangles));
         let object_from_mesh = affine_of(&visual.object_from_model(None));
-        let instance = self.place(mesh, world_from_actor * object_from_mesh, name, class);
+        let surface = Arc::new(Surface::of_model(&model, visual.model_color));
+        let instance = self.place(
+            mesh,
+            surface,
+            world_from_actor * object_from_mesh,
+            name,
+            class,
+        );
         self.skinned.push(SkinnedBody {
             actor,
             model,
@@ -289,9 +332,9 @@ impl Builder<'_> {
     }
 
     /// A model's mesh (all its meshes merged, at rest pose, in assimp's frame), built once per URI.
-    fn model_mesh(&mut self, uri: &str) -> Option<MeshId> {
+    fn model_mesh(&mut self, uri: &str) -> Option<(MeshId, Arc<Surface>)> {
         if let Some(done) = self.model_meshes.get(uri) {
-            return done.map(|(id, _)| id);
+            return done.as_ref().map(|(id, _, s)| (*id, s.clone()));
         }
         let (result, _) = self.library.get(uri, &self.base);
         let built = match result {
@@ -308,7 +351,7 @@ impl Builder<'_> {
                 let mesh = TriangleMesh::new(vertices, triangles);
                 self.model_bvh_seconds += started.elapsed().as_secs_f64();
                 let id = self.scene.add_mesh(mesh);
-                Some((id, to_assimp))
+                Some((id, to_assimp, Arc::new(Surface::of_model(&model, None))))
             }
             Err(e) => {
                 self.warn(format!(
@@ -317,8 +360,9 @@ impl Builder<'_> {
                 None
             }
         };
+        let answer = built.as_ref().map(|(id, _, s)| (*id, s.clone()));
         self.model_meshes.insert(uri.to_owned(), built);
-        built.map(|(id, _)| id)
+        answer
     }
 
     /// Places every visual of an object; returns whether any model was placed.
@@ -335,9 +379,25 @@ impl Builder<'_> {
             .iter()
             .filter(|v| v.enabled && !v.model_uri.is_empty())
         {
-            if let Some(id) = self.model_mesh(&v.model_uri) {
+            if let Some((id, surface)) = self.model_mesh(&v.model_uri) {
+                let surface = match v.model_color {
+                    Some(tint) => {
+                        let (result, _) = self.library.get(&v.model_uri, &self.base);
+                        match result {
+                            Ok(model) => Arc::new(Surface::of_model(&model, Some(tint))),
+                            Err(_) => surface,
+                        }
+                    }
+                    None => surface,
+                };
                 let object_from_model = affine_of(&v.object_from_model(scale));
-                self.place(id, world_from_object * object_from_model, name, class);
+                self.place(
+                    id,
+                    surface,
+                    world_from_object * object_from_model,
+                    name,
+                    class,
+                );
                 any = true;
             }
         }
@@ -359,6 +419,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         library,
         base,
         model_meshes: HashMap::new(),
+        instance_surfaces: Vec::new(),
         model_bvh_seconds: 0.0,
         bodies: Vec::new(),
         skinned: Vec::new(),
@@ -386,7 +447,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     Vec3::new(x1, y1, z),
                     Vec3::new(x0, y1, z),
                 ]);
-                b.add(mesh, Affine3A::IDENTITY, &name, &label("ground"));
+                b.add(mesh, p.color, Affine3A::IDENTITY, &name, &label("ground"));
             }
             WorldElement::VerticalPlane(p) => {
                 if !p.openings.is_empty() {
@@ -402,13 +463,20 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     .map_or(Affine3A::IDENTITY, affine_from_pose);
                 b.add(
                     wall_box(a, c, p.z as f32, p.height as f32, p.thickness as f32),
+                    p.color,
                     placement,
                     &name,
                     &label("wall"),
                 );
             }
             WorldElement::ElevationMap(m) => match &m.grid {
-                Some(g) => b.add(terrain(g), Affine3A::IDENTITY, &name, &label("ground")),
+                Some(g) => b.add(
+                    terrain(g),
+                    TERRAIN_COLOUR,
+                    Affine3A::IDENTITY,
+                    &name,
+                    &label("ground"),
+                ),
                 None => b.warn("elevation maps from DEM text files are not built yet".into()),
             },
             WorldElement::OccupancyGrid(_) => {
@@ -436,6 +504,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     let c = Vec3::new(seg[1][0] as f32 * s, seg[1][1] as f32 * s, 0.0);
                     b.add(
                         wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
+                        walls.color,
                         Affine3A::IDENTITY,
                         &name,
                         "wall",
@@ -456,6 +525,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .scene
             .add_mesh(TriangleMesh::new(batch.vertices, batch.triangles));
         let instance = b.scene.add_instance(mesh, Affine3A::IDENTITY);
+        b.instance_surfaces.push(Arc::new(batch.surface));
         b.objects.push(SceneObject {
             name: String::new(),
             class: String::new(),
@@ -469,7 +539,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         let world_from_block = affine_from_pose(&block.common.init_pose);
         let first = b.scene.instance_count() as u32;
         b.block_shape(block, world_from_block, &class);
-        b.bind(&block.name, first, world_from_block);
+        b.bind(&block.name, false, first, world_from_block);
     }
     for v in &world.vehicles {
         let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
@@ -483,12 +553,13 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             };
             b.add(
                 prism(&pts, c.zmin as f32, c.zmax as f32),
+                c.color,
                 world_from_vehicle,
                 &v.name,
                 &class,
             );
         }
-        b.bind(&v.name, first, world_from_vehicle);
+        b.bind(&v.name, false, first, world_from_vehicle);
     }
     for (index, a) in world.actors.iter().enumerate() {
         let class = a
@@ -511,18 +582,20 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             let (r, h) = (a.collision_radius as f32, a.collision_height as f32);
             b.add(
                 prism(&circle(r, 16), 0.0, h),
+                PLACEHOLDER_COLOUR,
                 world_from_actor,
                 &a.name,
                 &class,
             );
             b.add(
                 sphere(0.8 * r, 16),
+                PLACEHOLDER_COLOUR,
                 world_from_actor * Affine3A::from_translation(Vec3::new(0.0, 0.0, h)),
                 &a.name,
                 &class,
             );
         }
-        b.bind(&a.name, first, world_from_actor);
+        b.bind(&a.name, true, first, world_from_actor);
     }
     b.scene.commit();
     BuiltScene {
@@ -536,8 +609,25 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         static_instance,
         static_objects: batch.objects,
         static_triangle_object: batch.triangle_object,
+        instance_surfaces: b.instance_surfaces,
     }
 }
+
+/// Elevation maps without a texture (MVSim draws them in their colour map; a soil tone here).
+const TERRAIN_COLOUR: Color = Color {
+    r: 0x8a,
+    g: 0x7b,
+    b: 0x5c,
+    a: 0xff,
+};
+
+/// MVSim's actor placeholder is drawn in a skin-like tone.
+const PLACEHOLDER_COLOUR: Color = Color {
+    r: 0xd9,
+    g: 0xa0,
+    b: 0x7a,
+    a: 0xff,
+};
 
 fn block_class(block: &Block) -> String {
     block
@@ -568,6 +658,7 @@ impl Builder<'_> {
             BlockShape::Geometry(g) => match g.kind {
                 GeometryKind::Box => b.add(
                     cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,
@@ -578,18 +669,21 @@ impl Builder<'_> {
                         0.0,
                         g.length as f32,
                     ),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,
                 ),
                 GeometryKind::Sphere => b.add(
                     sphere(g.radius as f32, g.vertex_count),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,
                 ),
                 GeometryKind::Ramp => b.add(
                     ramp(g.lx as f32, g.ly as f32, g.lz as f32),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,
@@ -602,6 +696,7 @@ impl Builder<'_> {
                 let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
                 b.add(
                     prism(&pts, zmin, zmax),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,
@@ -611,6 +706,7 @@ impl Builder<'_> {
                 let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
                 b.add(
                     prism(&pts, zmin, zmax),
+                    block.color,
                     world_from_block,
                     &block.name,
                     class,

@@ -1,42 +1,164 @@
-//! `camera`: a pinhole camera rendered by casting one ray per pixel centre through the scene of
-//! the step it is due in, with per-pixel depth and labels.
+//! `camera`: a pinhole camera (optionally with Brown-Conrady lens distortion) rendered by
+//! casting one ray per pixel, with per-pixel depth, labels and 2D boxes of actors.
 //!
-//! Frame: `pose_3d` is the optical frame, +Z forward, +X right, +Y down (MVSim's reading; the
-//! shipped `camera.sensor.xml` turns it to look along the robot's +X). Pixel `(u, v)` looks along
-//! `((u + 0.5 - cx) / fx, (v + 0.5 - cy) / fy, 1)`; with that (unnormalised) direction the ray
-//! parameter of a hit is its depth along the optical axis, which `clip_min` and `clip_max` gate.
+//! Frames: `pose_3d` is the optical frame, +Z forward, +X right, +Y down (MVSim's reading; the
+//! shipped `camera.sensor.xml` turns it to look along the robot's +X). Pixel `(u, v)` is centred
+//! on integer coordinates (OpenCV's and ROS `CameraInfo`'s convention): with no distortion it
+//! looks along `((u - cx) / fx, (v - cy) / fy, 1)`. Directions have unit depth, so a hit's ray
+//! parameter is its depth along the optical axis, and the clip range is exact near and far
+//! planes: what lies nearer than `clip_min` is not seen (what is behind it is), as in OpenGL.
 //!
-//! Colour, for now: each object class has a fixed colour, shaded by Lambert's law from the sun of
-//! `<lights>` (azimuth, elevation) plus ambient light; misses show a sky gradient. Materials and
-//! textures of models, shadows and anti-aliasing are not rendered yet (issue 7 continues).
-//! Labels: the instance id (signed 32-bit, 0 = nothing) and class id of what each pixel sees.
+//! Colour: each surface's material (base colour times its bilinearly filtered texture, see
+//! `passerby_scene::appearance`), lit by Lambert's law from the sun of `<lights>` (azimuth,
+//! elevation, colour) plus `light_ambient`, with the sun's shadows cast by any-hit rays when
+//! `enable_shadows` is on; misses show a sky gradient. Shading is in linear light, written as
+//! sRGB. `antialias` N averages the colours of N x N rays spread evenly over each pixel; depth
+//! and labels always come from the pixel's centre ray (a label is never a blend).
 
 use crate::SceneView;
 use glam::{Affine3A, Vec3A};
+use passerby_raycast::Ray;
+use passerby_scene::appearance::linear_to_srgb_byte;
 use passerby_sim::schedule::SensorRef;
-use passerby_world::Intrinsics;
+use passerby_world::{Intrinsics, World};
 
-/// One rendered frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CameraFrame {
-    /// The sensor.
-    pub sensor: SensorRef,
-    /// Simulated seconds.
-    pub stamp: f64,
-    /// The intrinsics it was rendered with.
-    pub intrinsics: Intrinsics,
-    /// Row-major RGB, 3 bytes a pixel.
-    pub rgb: Vec<u8>,
-    /// Depth along the optical axis, metres; 0 where nothing is within the clip range.
-    pub depth: Vec<f32>,
-    /// Instance id per pixel (0: nothing).
-    pub instance: Vec<i32>,
-    /// Class id per pixel (0: nothing).
-    pub class: Vec<u16>,
+/// `body_from_optical`: the optical frame (+Z forward, +X right, +Y down) in the body frame
+/// of REP 103 (+X forward, +Y left, +Z up); MVSim's `yaw -90°, roll -90°`.
+pub fn body_from_optical() -> Affine3A {
+    Affine3A::from_quat(
+        glam::Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2)
+            * glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+    )
 }
 
-/// The order in which to cast an image's pixels: tiles of 4 x 2 pixels (the ray caster traces
-/// eight rays at a time).
+/// Intrinsics that cannot make an image.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("camera intrinsics: {0}")]
+pub struct LensError(String);
+
+/// A camera's projection: intrinsics, distortion, and its pixels' ray directions.
+#[derive(Clone, Debug)]
+pub struct Lens {
+    intrinsics: Intrinsics,
+    /// Pixel indices in casting order (tiles of 4 x 2: the ray caster traces eight at a time).
+    order: Vec<usize>,
+    /// The optical-frame direction (unit depth) through each pixel centre, in `order`.
+    centres: Vec<Vec3A>,
+}
+
+impl Lens {
+    /// The lens of `intrinsics`, or why they make no image.
+    pub fn new(intrinsics: &Intrinsics) -> Result<Lens, LensError> {
+        let i = intrinsics;
+        if i.ncols == 0 || i.nrows == 0 {
+            return Err(LensError(format!("image size {}x{}", i.ncols, i.nrows)));
+        }
+        if !(i.fx > 0.0 && i.fy > 0.0 && i.fx.is_finite() && i.fy.is_finite()) {
+            return Err(LensError(format!(
+                "focal lengths fx {} fy {} (must be positive)",
+                i.fx, i.fy
+            )));
+        }
+        if !(i.cx.is_finite() && i.cy.is_finite() && i.distortion.iter().all(|d| d.is_finite())) {
+            return Err(LensError(
+                "principal point or distortion is not finite".into(),
+            ));
+        }
+        if !(i.clip_min >= 0.0 && i.clip_min < i.clip_max) {
+            return Err(LensError(format!(
+                "clip range {}..{} (must be 0 <= min < max)",
+                i.clip_min, i.clip_max
+            )));
+        }
+        let (w, h) = (i.ncols as usize, i.nrows as usize);
+        let mut lens = Lens {
+            intrinsics: i.clone(),
+            order: tile_order(w, h),
+            centres: Vec::new(),
+        };
+        lens.centres = lens
+            .order
+            .iter()
+            .map(|&p| lens.direction((p % w) as f64, (p / w) as f64))
+            .collect();
+        Ok(lens)
+    }
+
+    /// The intrinsics.
+    pub fn intrinsics(&self) -> &Intrinsics {
+        &self.intrinsics
+    }
+
+    /// Width and height, pixels.
+    pub fn size(&self) -> (usize, usize) {
+        (
+            self.intrinsics.ncols as usize,
+            self.intrinsics.nrows as usize,
+        )
+    }
+
+    fn has_distortion(&self) -> bool {
+        self.intrinsics.distortion.iter().any(|&d| d != 0.0)
+    }
+
+    /// Distorted normalised coordinates of the undistorted `(x, y)` (OpenCV's model).
+    fn distort(&self, x: f64, y: f64) -> (f64, f64) {
+        let [k1, k2, p1, p2, k3] = self.intrinsics.distortion;
+        let r2 = x * x + y * y;
+        let radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3));
+        (
+            x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x),
+            y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y,
+        )
+    }
+
+    /// The optical-frame direction, of unit depth, that images at pixel coordinates `(u, v)`.
+    pub fn direction(&self, u: f64, v: f64) -> Vec3A {
+        let i = &self.intrinsics;
+        let (xd, yd) = ((u - i.cx) / i.fx, (v - i.cy) / i.fy);
+        let (mut x, mut y) = (xd, yd);
+        if self.has_distortion() {
+            // Fixed-point inversion of `distort` (as OpenCV's undistortPoints), to well below a
+            // thousandth of a pixel for the distortions of real lenses.
+            for _ in 0..50 {
+                let (dx, dy) = self.distort(x, y);
+                let (ex, ey) = (dx - xd, dy - yd);
+                x -= ex;
+                y -= ey;
+                if ex.abs().max(ey.abs()) * i.fx.max(i.fy) < 1e-6 {
+                    break;
+                }
+            }
+        }
+        Vec3A::new(x as f32, y as f32, 1.0)
+    }
+
+    /// Pixel coordinates of an optical-frame point, `None` behind the camera (it may fall
+    /// outside the image).
+    pub fn project(&self, p: Vec3A) -> Option<[f64; 2]> {
+        if p.z <= 0.0 {
+            return None;
+        }
+        let (x, y) = (f64::from(p.x / p.z), f64::from(p.y / p.z));
+        let (xd, yd) = if self.has_distortion() {
+            self.distort(x, y)
+        } else {
+            (x, y)
+        };
+        let i = &self.intrinsics;
+        Some([i.fx * xd + i.cx, i.fy * yd + i.cy])
+    }
+
+    /// The pixel index whose area holds pixel coordinates `uv`, if inside the image.
+    pub fn pixel_at(&self, [u, v]: [f64; 2]) -> Option<usize> {
+        let (w, h) = self.size();
+        let (col, row) = ((u + 0.5).floor(), (v + 0.5).floor());
+        (col >= 0.0 && row >= 0.0 && col < w as f64 && row < h as f64)
+            .then(|| row as usize * w + col as usize)
+    }
+}
+
+/// The order in which to cast an image's pixels: tiles of 4 x 2 pixels.
 fn tile_order(width: usize, height: usize) -> Vec<usize> {
     let mut order = Vec::with_capacity(width * height);
     for v0 in (0..height).step_by(2) {
@@ -51,83 +173,311 @@ fn tile_order(width: usize, height: usize) -> Vec<usize> {
     order
 }
 
-/// Per-class colours (class id modulo the table), linear 0..1.
+/// The world's light as cameras use it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lighting {
+    /// Unit vector towards the sun.
+    pub to_sun: Vec3A,
+    /// Linear colour of sunlight.
+    pub colour: [f32; 3],
+    /// Fraction of light that reaches every surface (0..1).
+    pub ambient: f32,
+    /// Cast the sun's shadows.
+    pub shadows: bool,
+}
+
+impl Lighting {
+    /// The light of a world's `<lights>`.
+    pub fn of_world(world: &World) -> Lighting {
+        let l = &world.lights;
+        let [x, y, z] = l.light_direction();
+        let c = l.light_color;
+        Lighting {
+            to_sun: -Vec3A::new(x as f32, y as f32, z as f32).normalize_or_zero(),
+            colour: [c.r, c.g, c.b].map(passerby_scene::appearance::srgb_byte_to_linear),
+            ambient: l.light_ambient.clamp(0.0, 1.0) as f32,
+            shadows: l.enable_shadows,
+        }
+    }
+}
+
+/// What one pass over an image saw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pixels {
+    /// Depth along the optical axis, metres; 0 where nothing is within the clip range.
+    pub depth: Vec<f32>,
+    /// Instance id per pixel (0: nothing).
+    pub instance: Vec<i32>,
+    /// Class id per pixel (0: nothing).
+    pub class: Vec<u16>,
+    /// Row-major sRGB, 3 bytes a pixel (empty when not shaded).
+    pub rgb: Vec<u8>,
+}
+
+/// Per-class colours (class id modulo the table), linear, for surfaces without a look.
 const PALETTE: [[f32; 3]; 8] = [
-    [0.55, 0.55, 0.55],
-    [0.45, 0.42, 0.38],
-    [0.75, 0.72, 0.68],
-    [0.60, 0.45, 0.30],
-    [0.85, 0.20, 0.15],
-    [0.90, 0.70, 0.55],
-    [0.30, 0.55, 0.35],
-    [0.35, 0.45, 0.75],
+    [0.30, 0.30, 0.30],
+    [0.22, 0.20, 0.17],
+    [0.52, 0.48, 0.44],
+    [0.32, 0.19, 0.09],
+    [0.70, 0.04, 0.02],
+    [0.78, 0.45, 0.27],
+    [0.07, 0.27, 0.10],
+    [0.10, 0.18, 0.52],
 ];
 
-/// Renders a frame from `world_from_optical`.
-pub fn render(
+/// The sky seen along a world direction: lighter towards the horizon (linear).
+fn sky(dir: Vec3A) -> [f32; 3] {
+    let up = dir.normalize_or_zero().z.clamp(0.0, 1.0);
+    [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
+}
+
+/// Casts a lens's pixels from `world_from_optical`: depth and labels from each pixel centre,
+/// and, with `lighting`, the colour (`antialias` x `antialias` rays per pixel). The result does
+/// not depend on the thread count.
+pub fn trace(
     view: &SceneView<'_>,
-    sensor: &SensorRef,
-    intrinsics: &Intrinsics,
+    lens: &Lens,
     world_from_optical: &Affine3A,
-    sun: Vec3A,
-    stamp: f64,
-) -> CameraFrame {
-    let (w, h) = (intrinsics.ncols as usize, intrinsics.nrows as usize);
-    let order = tile_order(w, h);
-    let dirs: Vec<Vec3A> = order
-        .iter()
-        .map(|&i| {
-            let (u, v) = ((i % w) as f64, (i / w) as f64);
-            let d = Vec3A::new(
-                ((u + 0.5 - intrinsics.cx) / intrinsics.fx) as f32,
-                ((v + 0.5 - intrinsics.cy) / intrinsics.fy) as f32,
-                1.0,
-            );
-            world_from_optical.transform_vector3a(d)
-        })
-        .collect();
-    // Directions of unit depth: hit distances are depths.
-    let hits = view.cast(
-        world_from_optical.translation,
-        &dirs,
-        intrinsics.clip_max as f32,
-        None,
-    );
+    lighting: Option<&Lighting>,
+    antialias: u32,
+) -> Pixels {
+    let (w, h) = lens.size();
     let n = w * h;
-    let mut frame = CameraFrame {
-        sensor: sensor.clone(),
-        stamp,
-        intrinsics: intrinsics.clone(),
-        rgb: vec![0; 3 * n],
+    let i = lens.intrinsics();
+    let origin = world_from_optical.translation;
+    let (near, far) = (i.clip_min as f32, i.clip_max as f32);
+    let dirs: Vec<Vec3A> = lens
+        .centres
+        .iter()
+        .map(|d| world_from_optical.transform_vector3a(*d))
+        .collect();
+    let hits = view.cast_between(origin, &dirs, near, far, None);
+    let mut out = Pixels {
         depth: vec![0.0; n],
         instance: vec![0; n],
         class: vec![0; n],
+        rgb: Vec::new(),
     };
-    let sun = sun.normalize_or_zero();
-    for ((&i, hit), dir) in order.iter().zip(hits).zip(&dirs) {
-        let colour = match hit.filter(|t| f64::from(t.t) >= intrinsics.clip_min) {
-            Some(t) => {
-                frame.depth[i] = t.t;
-                frame.instance[i] = t.instance as i32;
-                frame.class[i] = t.label;
-                // Lambert from the side the camera sees, plus ambient.
-                let facing = if t.normal.dot(*dir) > 0.0 {
-                    -t.normal
-                } else {
-                    t.normal
-                };
-                let light = 0.35 + 0.65 * facing.dot(sun).max(0.0);
-                PALETTE[t.label as usize % PALETTE.len()].map(|c| c * light)
-            }
-            None => {
-                // Sky: lighter towards the horizon.
-                let up = (dir.normalize_or_zero().z).clamp(0.0, 1.0);
-                [0.75 - 0.35 * up, 0.85 - 0.30 * up, 0.95 - 0.10 * up]
-            }
-        };
-        for (k, c) in colour.iter().enumerate() {
-            frame.rgb[3 * i + k] = (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+    for (&p, hit) in lens.order.iter().zip(&hits) {
+        if let Some(t) = hit {
+            out.depth[p] = t.t;
+            out.instance[p] = t.instance as i32;
+            out.class[p] = t.label;
         }
     }
-    frame
+    let Some(light) = lighting else {
+        return out;
+    };
+    let aa = antialias.max(1) as usize;
+    let colours: Vec<[f32; 3]> = if aa == 1 {
+        shade(view, origin, &dirs, &hits, light)
+    } else {
+        // N x N samples per pixel, consecutive (neighbours for the ray caster's packets).
+        let offsets: Vec<f64> = (0..aa)
+            .map(|k| (k as f64 + 0.5) / aa as f64 - 0.5)
+            .collect();
+        let mut sample_dirs = Vec::with_capacity(n * aa * aa);
+        for &p in &lens.order {
+            let (u, v) = ((p % w) as f64, (p / w) as f64);
+            for dv in &offsets {
+                for du in &offsets {
+                    let d = lens.direction(u + du, v + dv);
+                    sample_dirs.push(world_from_optical.transform_vector3a(d));
+                }
+            }
+        }
+        let sample_hits = view.cast_between(origin, &sample_dirs, near, far, None);
+        let samples = shade(view, origin, &sample_dirs, &sample_hits, light);
+        let weight = 1.0 / (aa * aa) as f32;
+        samples
+            .chunks_exact(aa * aa)
+            .map(|s| {
+                let mut sum = [0.0f32; 3];
+                for c in s {
+                    for k in 0..3 {
+                        sum[k] += c[k] * weight;
+                    }
+                }
+                sum
+            })
+            .collect()
+    };
+    out.rgb = vec![0; 3 * n];
+    for (&p, c) in lens.order.iter().zip(&colours) {
+        for (byte, linear) in out.rgb[3 * p..3 * p + 3].iter_mut().zip(c) {
+            *byte = linear_to_srgb_byte(*linear);
+        }
+    }
+    out
+}
+
+/// Linear colours of hits seen along `dirs` from `origin`, lit by `light`.
+fn shade(
+    view: &SceneView<'_>,
+    origin: Vec3A,
+    dirs: &[Vec3A],
+    hits: &[Option<crate::Target>],
+    light: &Lighting,
+) -> Vec<[f32; 3]> {
+    // Albedo and the sun's incidence of each hit; shadow rays for those facing the sun.
+    let mut lit: Vec<([f32; 3], f32)> = Vec::with_capacity(hits.len());
+    let mut shadow_rays = Vec::new();
+    let mut shadow_of = Vec::new();
+    for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
+        let Some(t) = hit else {
+            lit.push((sky(*dir), -1.0));
+            continue;
+        };
+        let albedo = view
+            .colour(t)
+            .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
+        // Lambert from the side the camera sees.
+        let facing = if t.normal.dot(*dir) > 0.0 {
+            -t.normal
+        } else {
+            t.normal
+        };
+        let incidence = facing.dot(light.to_sun).max(0.0);
+        if light.shadows && incidence > 0.0 {
+            let point = origin + *dir * t.t;
+            // Off the surface by more than the hit's rounding error at its distance.
+            let lift = 1e-4 + 1e-5 * (point - origin).length();
+            if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
+                shadow_rays.push(ray);
+                shadow_of.push(k);
+            }
+        }
+        lit.push((albedo, incidence));
+    }
+    for (blocked, &k) in view.blocked(&shadow_rays).iter().zip(&shadow_of) {
+        if *blocked {
+            lit[k].1 = 0.0;
+        }
+    }
+    lit.iter()
+        .map(|&(colour, incidence)| {
+            if incidence < 0.0 {
+                return colour; // sky
+            }
+            let diffuse = (1.0 - light.ambient) * incidence;
+            std::array::from_fn(|c| colour[c] * (light.ambient + diffuse * light.colour[c]))
+        })
+        .collect()
+}
+
+/// One rendered frame of a `camera` (or the colour half of an `rgbd_camera`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CameraFrame {
+    /// The sensor.
+    pub sensor: SensorRef,
+    /// Simulated seconds.
+    pub stamp: f64,
+    /// The intrinsics it was rendered with.
+    pub intrinsics: Intrinsics,
+    /// Row-major sRGB, 3 bytes a pixel.
+    pub rgb: Vec<u8>,
+    /// Depth along the optical axis, metres; 0 where nothing is within the clip range.
+    pub depth: Vec<f32>,
+    /// Instance id per pixel (0: nothing).
+    pub instance: Vec<i32>,
+    /// Class id per pixel (0: nothing).
+    pub class: Vec<u16>,
+    /// The 2D box of each actor in view.
+    pub boxes: Vec<crate::boxes::ActorBox>,
+}
+
+/// A `camera` ready to render.
+#[derive(Clone, Debug)]
+pub struct Camera {
+    /// The sensor.
+    pub sensor: SensorRef,
+    /// Its projection.
+    pub lens: Lens,
+    /// Colour samples per pixel side.
+    pub antialias: u32,
+}
+
+impl Camera {
+    /// Renders a frame from `world_from_optical` at `stamp`.
+    pub fn render(
+        &self,
+        view: &SceneView<'_>,
+        world_from_optical: &Affine3A,
+        lighting: &Lighting,
+        stamp: f64,
+    ) -> CameraFrame {
+        let pixels = trace(
+            view,
+            &self.lens,
+            world_from_optical,
+            Some(lighting),
+            self.antialias,
+        );
+        let boxes = crate::boxes::actor_boxes(view, &self.lens, world_from_optical, &pixels);
+        CameraFrame {
+            sensor: self.sensor.clone(),
+            stamp,
+            intrinsics: self.lens.intrinsics().clone(),
+            rgb: pixels.rgb,
+            depth: pixels.depth,
+            instance: pixels.instance,
+            class: pixels.class,
+            boxes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn intrinsics(distortion: [f64; 5]) -> Intrinsics {
+        Intrinsics {
+            ncols: 64,
+            nrows: 48,
+            cx: 31.5,
+            cy: 23.5,
+            fx: 40.0,
+            fy: 42.0,
+            distortion,
+            ..Intrinsics::default()
+        }
+    }
+
+    #[test]
+    fn directions_and_projection_are_inverse() {
+        for d in [[0.0; 5], [-0.28, 0.07, 0.001, -0.0005, 0.0]] {
+            let lens = Lens::new(&intrinsics(d)).unwrap();
+            for (u, v) in [(0.0, 0.0), (63.0, 47.0), (31.5, 23.5), (10.25, 40.75)] {
+                let p = lens.direction(u, v) * 3.0;
+                let [pu, pv] = lens.project(p).unwrap();
+                assert!(
+                    (pu - u).abs() < 1e-3 && (pv - v).abs() < 1e-3,
+                    "{d:?} {u} {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn optical_z_is_body_x_and_optical_x_is_body_minus_y() {
+        let r = body_from_optical();
+        assert!((r.transform_vector3a(Vec3A::Z) - Vec3A::X).length() < 1e-6);
+        assert!((r.transform_vector3a(Vec3A::X) + Vec3A::Y).length() < 1e-6);
+        assert!((r.transform_vector3a(Vec3A::Y) + Vec3A::Z).length() < 1e-6);
+    }
+
+    #[test]
+    fn bad_intrinsics_are_refused() {
+        let mut i = intrinsics([0.0; 5]);
+        i.fx = 0.0;
+        assert!(Lens::new(&i).is_err());
+        let mut i = intrinsics([0.0; 5]);
+        i.ncols = 0;
+        assert!(Lens::new(&i).is_err());
+        let mut i = intrinsics([0.0; 5]);
+        i.clip_min = i.clip_max;
+        assert!(Lens::new(&i).is_err());
+    }
 }

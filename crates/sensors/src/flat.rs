@@ -201,6 +201,8 @@ impl FlatWorld {
                     normal: Vec3A::new(n.x, n.y, 0.0),
                     instance: item.instance,
                     label: item.label,
+                    // Footprints have no surface look; lasers do not need one.
+                    surface: (u32::MAX, 0, [0.0; 2]),
                 })
             })
             .collect()

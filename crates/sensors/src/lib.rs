@@ -7,6 +7,7 @@
 //! sensor's own seeded generator), and the observations handed to sinks. Must not touch: how
 //! objects move, scene building, recording formats.
 
+pub mod boxes;
 pub mod camera;
 pub mod flat;
 pub mod gnss;
@@ -14,6 +15,7 @@ pub mod imu;
 pub mod laser;
 pub mod lidar;
 pub mod noise;
+pub mod rgbd;
 mod rig;
 
 pub use rig::{Observation, Rig};
@@ -116,6 +118,9 @@ pub struct Target {
     pub instance: u32,
     /// Class id of the object.
     pub label: u16,
+    /// Where on the scene's geometry: instance index, triangle, barycentric `(u, v)` (for
+    /// [`SceneView::colour`]).
+    pub surface: (u32, u32, [f32; 2]),
 }
 
 /// How far past an ignored hit a beam continues (metres).
@@ -132,13 +137,26 @@ impl SceneView<'_> {
         max_range: f32,
         ignore: Option<&str>,
     ) -> Vec<Option<Target>> {
+        self.cast_between(origin, dirs, 0.0, max_range, ignore)
+    }
+
+    /// As [`SceneView::cast`], seeing only what lies between `t_min` and `t_max` along each
+    /// direction (a camera's clip range when the directions have unit depth).
+    pub fn cast_between(
+        &self,
+        origin: Vec3A,
+        dirs: &[Vec3A],
+        t_min: f32,
+        t_max: f32,
+        ignore: Option<&str>,
+    ) -> Vec<Option<Target>> {
         let rays: Vec<Ray> = dirs
             .iter()
             .map(|d| Ray {
                 origin,
                 dir: *d,
-                t_min: 0.0,
-                t_max: max_range,
+                t_min,
+                t_max,
             })
             .collect();
         let scene = &self.built.scene;
@@ -171,9 +189,23 @@ impl SceneView<'_> {
                     normal: h.normal,
                     instance: object.id,
                     label: object.class_id,
+                    surface: (h.instance, h.triangle, [h.u, h.v]),
                 })
             })
             .collect()
+    }
+
+    /// The linear colour of the surface a beam hit (`None` if the scene has no look for it).
+    pub fn colour(&self, target: &Target) -> Option<[f32; 3]> {
+        let (instance, triangle, [u, v]) = target.surface;
+        self.built.colour_at(instance, triangle, u, v)
+    }
+
+    /// Whether each ray is blocked (shadow rays); does not depend on the thread count.
+    pub fn blocked(&self, rays: &[Ray]) -> Vec<bool> {
+        let mut out = vec![false; rays.len()];
+        self.built.scene.any_hit_batch(rays, &mut out);
+        out
     }
 }
 

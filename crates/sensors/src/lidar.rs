@@ -274,6 +274,7 @@ impl Lidar {
                 normal,
                 instance,
                 label,
+                ..
             }) = target
             else {
                 continue;

@@ -1,12 +1,14 @@
 //! Every sensor of a world, run after each simulation step against the scene of that step.
 
 use crate::SceneView;
+use crate::camera::{Camera, Lens, Lighting};
 use crate::flat::FlatStatics;
 use crate::gnss::{Gnss, GnssFix};
 use crate::imu::{Imu, ImuSample};
 use crate::laser::{Laser, LaserScan};
 use crate::lidar::{Lidar, PointCloud};
 use crate::noise::SensorRng;
+use crate::rgbd::RgbdCamera;
 use glam::{Affine3A, DQuat, DVec3};
 use passerby_scene::affine_from_pose;
 use passerby_sim::Simulation;
@@ -25,6 +27,8 @@ pub enum Observation {
     Imu(ImuSample),
     /// A camera frame with depth and labels.
     Camera(crate::camera::CameraFrame),
+    /// An RGB-D frame.
+    Rgbd(Box<crate::rgbd::RgbdFrame>),
     /// A satellite fix.
     Gnss(GnssFix),
 }
@@ -83,8 +87,9 @@ pub struct Rig {
     lidars: Vec<(Mount, Lidar)>,
     lasers: Vec<(Mount, Laser)>,
     imus: Vec<(Mount, Imu)>,
-    cameras: Vec<(Mount, passerby_world::Intrinsics)>,
-    sun: glam::Vec3A,
+    cameras: Vec<(Mount, Camera)>,
+    rgbds: Vec<(Mount, RgbdCamera)>,
+    lighting: Lighting,
     gnss: Vec<(Mount, Gnss)>,
     flat: FlatStatics,
     notices: Vec<String>,
@@ -98,11 +103,8 @@ impl Rig {
             lasers: Vec::new(),
             imus: Vec::new(),
             cameras: Vec::new(),
-            // Towards the sun (the world gives the light's direction of travel).
-            sun: {
-                let [x, y, z] = world.lights.light_direction();
-                -glam::Vec3A::new(x as f32, y as f32, z as f32)
-            },
+            rgbds: Vec::new(),
+            lighting: Lighting::of_world(world),
             gnss: Vec::new(),
             flat: FlatStatics::new(world),
             notices: Vec::new(),
@@ -147,11 +149,25 @@ impl Rig {
                     }
                     rig.gnss.push((mount, gnss));
                 }
-                SensorKind::Camera(p) => rig.cameras.push((mount, p.intrinsics.clone())),
-                SensorKind::RgbdCamera(_) => rig.notices.push(format!(
-                    "rgbd_camera `{}` is not simulated yet",
-                    Mount::full_name(&sensor)
-                )),
+                SensorKind::Camera(p) => match Lens::new(&p.intrinsics) {
+                    Ok(lens) => rig.cameras.push((
+                        mount,
+                        Camera {
+                            sensor,
+                            lens,
+                            antialias: p.antialias,
+                        },
+                    )),
+                    Err(e) => rig
+                        .notices
+                        .push(format!("camera `{}`: {e}", Mount::full_name(&sensor))),
+                },
+                SensorKind::RgbdCamera(p) => match RgbdCamera::new(sensor.clone(), p, rng) {
+                    Ok(camera) => rig.rgbds.push((mount, camera)),
+                    Err(e) => rig
+                        .notices
+                        .push(format!("rgbd_camera `{}`: {e}", Mount::full_name(&sensor))),
+                },
             }
         }
         rig
@@ -168,8 +184,20 @@ impl Rig {
             .lasers
             .iter()
             .map(|(m, l)| (m.world_from_sensor(sim), l.max_range()));
+        let cameras = self.cameras.iter().map(|(m, c)| {
+            (
+                m.world_from_sensor(sim),
+                c.lens.intrinsics().clip_max as f32,
+            )
+        });
+        let rgbds = self
+            .rgbds
+            .iter()
+            .map(|(m, c)| (m.world_from_sensor(sim), c.max_range()));
         lidars
             .chain(lasers)
+            .chain(cameras)
+            .chain(rgbds)
             .map(|(pose, range)| (pose.translation.to_array(), range))
             .collect()
     }
@@ -215,12 +243,18 @@ impl Rig {
                 out.push(Observation::Imu(imu.sample(now)));
             }
         }
-        for (mount, intrinsics) in &self.cameras {
+        for (mount, camera) in &self.cameras {
             if due.contains(&mount.sensor) {
                 let pose = mount.world_from_sensor(sim);
-                let frame =
-                    crate::camera::render(view, &mount.sensor, intrinsics, &pose, self.sun, now);
+                let frame = camera.render(view, &pose, &self.lighting, now);
                 out.push(Observation::Camera(frame));
+            }
+        }
+        for (mount, camera) in &mut self.rgbds {
+            if due.contains(&mount.sensor) {
+                let pose = mount.world_from_sensor(sim);
+                let frame = camera.capture(view, &pose, &self.lighting, now);
+                out.push(Observation::Rgbd(Box::new(frame)));
             }
         }
         for (mount, gnss) in &mut self.gnss {

@@ -232,6 +232,9 @@ pub struct Intrinsics {
     pub clip_min: f64,
     /// Far clip, metres.
     pub clip_max: f64,
+    /// Brown-Conrady lens distortion `[k1, k2, p1, p2, k3]` (OpenCV's and ROS's `plumb_bob`);
+    /// zeros for an ideal pinhole (MVSim's only model).
+    pub distortion: [f64; 5],
 }
 
 impl Default for Intrinsics {
@@ -245,15 +248,27 @@ impl Default for Intrinsics {
             fy: 500.0,
             clip_min: 0.01,
             clip_max: 1e4,
+            distortion: [0.0; 5],
         }
     }
 }
 
 /// `camera`: the pose is the optical frame (+Z forward, +X right, +Y down).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CameraParams {
     /// Intrinsics and clip range.
     pub intrinsics: Intrinsics,
+    /// Colour samples per pixel side (1: one ray through each pixel centre).
+    pub antialias: u32,
+}
+
+impl Default for CameraParams {
+    fn default() -> Self {
+        CameraParams {
+            intrinsics: Intrinsics::default(),
+            antialias: 1,
+        }
+    }
 }
 
 /// `rgbd_camera`: the pose is the depth sensor's (+X forward, MRPT convention).
@@ -279,6 +294,8 @@ pub struct RgbdCameraParams {
     pub publish_ros_depth_image: bool,
     /// Publish XYZRGB instead of XYZ points.
     pub publish_ros_colored_pointcloud: bool,
+    /// Colour samples per pixel side of the colour image.
+    pub antialias: u32,
 }
 
 impl Default for RgbdCameraParams {
@@ -290,7 +307,12 @@ impl Default for RgbdCameraParams {
                 ..Intrinsics::default()
             },
             rgb: Intrinsics::default(),
-            rgb_pose_wrt_depth: Pose3::default(),
+            // MRPT's default: the colour optical frame on the depth body, looking along +X.
+            rgb_pose_wrt_depth: Pose3 {
+                yaw: -std::f64::consts::FRAC_PI_2,
+                roll: -std::f64::consts::FRAC_PI_2,
+                ..Pose3::default()
+            },
             sense_depth: true,
             sense_rgb: true,
             depth_resolution: 1e-3,
@@ -298,6 +320,7 @@ impl Default for RgbdCameraParams {
             show_3d_pointcloud: false,
             publish_ros_depth_image: true,
             publish_ros_colored_pointcloud: false,
+            antialias: 1,
         }
     }
 }

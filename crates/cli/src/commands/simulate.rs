@@ -41,6 +41,11 @@ pub fn run(
                     Observation::Imu(s) => (full_name(&s.sensor), 1),
                     Observation::Gnss(f) => (full_name(&f.sensor), 1),
                     Observation::Camera(c) => (full_name(&c.sensor), c.depth.len()),
+                    Observation::Rgbd(f) => (
+                        full_name(&f.sensor),
+                        f.colour.as_ref().map_or(0, |c| c.depth.len())
+                            + f.depth.as_ref().map_or(0, |d| d.data.len()),
+                    ),
                 };
                 let entry = tally.entry(name).or_default();
                 entry.observations += 1;

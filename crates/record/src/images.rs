@@ -1,0 +1,82 @@
+//! Images as PNG files a person can open: colour, 16-bit depth, and label images as colours.
+
+/// Why an image could not be encoded.
+pub type PngError = String;
+
+fn encode(
+    width: u32,
+    height: u32,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    data: &[u8],
+) -> Result<Vec<u8>, PngError> {
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(color);
+        encoder.set_depth(depth);
+        encoder
+            .write_header()
+            .and_then(|mut w| w.write_image_data(data))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(bytes)
+}
+
+/// An 8-bit RGB PNG of row-major pixels.
+pub fn rgb_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, PngError> {
+    encode(
+        width,
+        height,
+        png::ColorType::Rgb,
+        png::BitDepth::Eight,
+        rgb,
+    )
+}
+
+/// A 16-bit grey PNG (depth in its units; PNG stores 16-bit samples big-endian).
+pub fn gray16_png(width: u32, height: u32, values: &[u16]) -> Result<Vec<u8>, PngError> {
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_be_bytes()).collect();
+    encode(
+        width,
+        height,
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &data,
+    )
+}
+
+/// A distinct, stable colour per id (0: black).
+pub fn id_colour(id: u32) -> [u8; 3] {
+    if id == 0 {
+        return [0; 3];
+    }
+    // A multiplicative hash spreads neighbouring ids over the colour cube; the floor of 64
+    // keeps every id distinguishable from black.
+    let h = id.wrapping_mul(0x9E37_79B1);
+    [h >> 24, h >> 16, h >> 8].map(|c| 64 + (c as u8) % 192)
+}
+
+/// A label image (instance or class ids) as an RGB PNG, one colour per id.
+pub fn labels_png(
+    width: u32,
+    height: u32,
+    ids: impl Iterator<Item = u32>,
+) -> Result<Vec<u8>, PngError> {
+    let rgb: Vec<u8> = ids.flat_map(id_colour).collect();
+    rgb_png(width, height, &rgb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbouring_ids_get_different_colours() {
+        let colours: Vec<[u8; 3]> = (1..200).map(id_colour).collect();
+        for w in colours.windows(2) {
+            assert_ne!(w[0], w[1]);
+        }
+        assert_eq!(id_colour(0), [0; 3]);
+    }
+}

@@ -1,0 +1,199 @@
+//! How surfaces look to cameras: per triangle of a mesh, its material (a base colour and
+//! an optional texture) and the texture coordinates of its corners.
+//!
+//! Colours are linear RGB in 0..1; texture images are sRGB (as glTF, OBJ and PNG files mean
+//! them) and are converted when sampled. Texture coordinates follow glTF: `(0, 0)` is the
+//! image's top-left corner, and coordinates outside 0..1 repeat.
+
+use glam::Vec2;
+use passerby_assets::{Model, TextureImage};
+use passerby_world::Color;
+use std::sync::Arc;
+
+/// One material as a camera sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceMaterial {
+    /// Linear RGB base colour (a factor on the texture when there is one).
+    pub colour: [f32; 3],
+    /// The base colour texture, if any.
+    pub texture: Option<Arc<TextureImage>>,
+}
+
+impl SurfaceMaterial {
+    /// An untextured material of a world colour (sRGB bytes, as MVSim's `#rrggbb`).
+    pub fn plain(c: Color) -> SurfaceMaterial {
+        SurfaceMaterial {
+            colour: [c.r, c.g, c.b].map(srgb_byte_to_linear),
+            texture: None,
+        }
+    }
+}
+
+/// The look of every triangle of one mesh.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Surface {
+    /// The materials.
+    pub materials: Vec<SurfaceMaterial>,
+    /// Per triangle, its index in `materials`.
+    pub triangle_material: Vec<u32>,
+    /// Per triangle, the texture coordinates of its three corners (zeros where the mesh has
+    /// none).
+    pub triangle_uvs: Vec<[Vec2; 3]>,
+}
+
+impl Surface {
+    /// A surface of `triangles` triangles of one colour.
+    pub fn plain(colour: Color, triangles: usize) -> Surface {
+        Surface {
+            materials: vec![SurfaceMaterial::plain(colour)],
+            triangle_material: vec![0; triangles],
+            triangle_uvs: vec![[Vec2::ZERO; 3]; triangles],
+        }
+    }
+
+    /// A model's look, its meshes merged in order (as the scene merges their triangles);
+    /// `tint` replaces every material's colour and texture (MVSim's `model_color`).
+    pub fn of_model(model: &Model, tint: Option<Color>) -> Surface {
+        let mut materials: Vec<SurfaceMaterial> = match tint {
+            Some(c) => vec![SurfaceMaterial::plain(c)],
+            None => model
+                .materials
+                .iter()
+                .map(|m| SurfaceMaterial {
+                    colour: [m.base_color[0], m.base_color[1], m.base_color[2]],
+                    texture: m.texture.as_ref().and_then(|t| t.image.clone()),
+                })
+                .collect(),
+        };
+        // Meshes without a material get a light grey of their own.
+        let fallback = materials.len() as u32;
+        materials.push(SurfaceMaterial {
+            colour: [0.6; 3],
+            texture: None,
+        });
+        let mut surface = Surface {
+            materials,
+            ..Surface::default()
+        };
+        for mesh in &model.meshes {
+            let material = match (tint, mesh.material) {
+                (Some(_), _) => 0,
+                (None, Some(m)) if m < model.materials.len() => m as u32,
+                _ => fallback,
+            };
+            surface
+                .triangle_material
+                .extend(std::iter::repeat_n(material, mesh.triangles.len()));
+            surface.triangle_uvs.extend(
+                mesh.triangles
+                    .iter()
+                    .map(|t| t.map(|i| mesh.uvs.get(i as usize).copied().unwrap_or(Vec2::ZERO))),
+            );
+        }
+        surface
+    }
+
+    /// Appends another surface's triangles (after this one's), keeping their materials.
+    pub fn append(&mut self, other: &Surface) {
+        let base = self.materials.len() as u32;
+        self.materials.extend(other.materials.iter().cloned());
+        self.triangle_material
+            .extend(other.triangle_material.iter().map(|m| m + base));
+        self.triangle_uvs.extend_from_slice(&other.triangle_uvs);
+    }
+
+    /// The linear colour of `triangle` at barycentric `(u, v)` (weights of its second and
+    /// third corners); `None` for a triangle it does not have.
+    pub fn colour_at(&self, triangle: u32, u: f32, v: f32) -> Option<[f32; 3]> {
+        let t = triangle as usize;
+        let material = self
+            .materials
+            .get(*self.triangle_material.get(t)? as usize)?;
+        let Some(texture) = &material.texture else {
+            return Some(material.colour);
+        };
+        let [a, b, c] = self.triangle_uvs.get(t)?;
+        let uv = *a * (1.0 - u - v) + *b * u + *c * v;
+        let texel = sample_bilinear(texture, uv);
+        Some(std::array::from_fn(|k| material.colour[k] * texel[k]))
+    }
+}
+
+/// The linear RGB of a texture at `uv`, bilinearly filtered between the four nearest texel
+/// centres, repeating at the edges.
+pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
+    let (w, h) = (image.width as i64, image.height as i64);
+    if w == 0 || h == 0 || image.rgba.len() < (w * h * 4) as usize {
+        return [1.0; 3];
+    }
+    // Texel centres sit at half-integers.
+    let x = f64::from(uv.x) * w as f64 - 0.5;
+    let y = f64::from(uv.y) * h as f64 - 0.5;
+    if !x.is_finite() || !y.is_finite() {
+        return [1.0; 3];
+    }
+    let (x0, y0) = (x.floor(), y.floor());
+    let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
+    let texel = |xi: f64, yi: f64| -> [f32; 3] {
+        let xi = (xi as i64).rem_euclid(w);
+        let yi = (yi as i64).rem_euclid(h);
+        let i = ((yi * w + xi) * 4) as usize;
+        std::array::from_fn(|k| srgb_byte_to_linear(image.rgba[i + k]))
+    };
+    let (a, b) = (texel(x0, y0), texel(x0 + 1.0, y0));
+    let (c, d) = (texel(x0, y0 + 1.0), texel(x0 + 1.0, y0 + 1.0));
+    std::array::from_fn(|k| {
+        let top = a[k] + (b[k] - a[k]) * fx;
+        let bottom = c[k] + (d[k] - c[k]) * fx;
+        top + (bottom - top) * fy
+    })
+}
+
+/// sRGB byte to linear 0..1 (IEC 61966-2-1).
+pub fn srgb_byte_to_linear(byte: u8) -> f32 {
+    let c = f32::from(byte) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Linear 0..1 to an sRGB byte (clamped).
+pub fn linear_to_srgb_byte(linear: f32) -> u8 {
+    let c = linear.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        12.92 * c
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn srgb_round_trips_every_byte() {
+        for b in 0..=255u8 {
+            assert_eq!(linear_to_srgb_byte(srgb_byte_to_linear(b)), b);
+        }
+    }
+
+    #[test]
+    fn bilinear_hits_texel_centres_and_blends_between() {
+        // 2 x 1: black, white.
+        let image = TextureImage {
+            width: 2,
+            height: 1,
+            rgba: vec![0, 0, 0, 255, 255, 255, 255, 255],
+        };
+        assert_eq!(sample_bilinear(&image, Vec2::new(0.25, 0.5)), [0.0; 3]);
+        assert_eq!(sample_bilinear(&image, Vec2::new(0.75, 0.5)), [1.0; 3]);
+        let mid = sample_bilinear(&image, Vec2::new(0.5, 0.5));
+        assert!((mid[0] - 0.5).abs() < 1e-6);
+        // Repeats: u = 1.25 is u = 0.25.
+        assert_eq!(sample_bilinear(&image, Vec2::new(1.25, 0.5)), [0.0; 3]);
+    }
+}

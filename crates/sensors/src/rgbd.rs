@@ -1,0 +1,212 @@
+//! `rgbd_camera`: a depth camera and a colour camera with their own intrinsics and clip
+//! ranges, as MVSim's `DepthCameraSensor`.
+//!
+//! Frames: `pose_3d` is the depth sensor's body (+X forward); the depth image is taken in its
+//! optical frame (`pose_3d ⊕ (yaw -90°, roll -90°)`), the colour image in
+//! `pose_3d ⊕ relativePoseIntensityWRTDepth` (an optical frame: the shipped definition's
+//! `-90 0 -90` makes both coincide).
+//!
+//! Depth: 16-bit integers of `depth_resolution` metres along the optical axis, 0 where nothing
+//! is within the clip range. Noise (`depth_noise_sigma`) is a normal draw per valid pixel, from
+//! the sensor's own generator in row-major order, rounded to whole units; a pixel pushed past
+//! `depth_clip_max` or to zero becomes invalid. (MVSim cycles through a fixed table of 7,823
+//! draws; independent draws have no such period.)
+//!
+//! The point cloud comes from the depth image as published (noise and quantisation included),
+//! in the depth optical frame, row-major; each point carries the instance and class its pixel
+//! saw and, when the colour camera senses, the colour of the colour pixel it projects to (black
+//! outside the colour image). Label images and 2D boxes are on the colour camera's grid.
+
+use crate::SceneView;
+use crate::camera::{CameraFrame, Lens, Lighting, body_from_optical, trace};
+use crate::noise::SensorRng;
+use glam::{Affine3A, Vec3A};
+use passerby_scene::affine_from_pose;
+use passerby_sim::schedule::SensorRef;
+use passerby_world::{Intrinsics, RgbdCameraParams};
+
+/// A 16-bit depth image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthImage {
+    /// The depth camera's intrinsics.
+    pub intrinsics: Intrinsics,
+    /// Metres per unit.
+    pub units: f64,
+    /// Row-major depths in `units` (0: invalid).
+    pub data: Vec<u16>,
+}
+
+/// The points of a depth image, in the depth optical frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DepthPoints {
+    /// Positions, metres.
+    pub xyz: Vec<[f32; 3]>,
+    /// sRGB colour per point (empty when the colour camera does not sense).
+    pub rgb: Vec<[u8; 3]>,
+    /// Instance id per point.
+    pub instance: Vec<u32>,
+    /// Class id per point.
+    pub label: Vec<u16>,
+}
+
+/// One frame of an `rgbd_camera`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RgbdFrame {
+    /// The sensor.
+    pub sensor: SensorRef,
+    /// Simulated seconds.
+    pub stamp: f64,
+    /// The depth image, when `sense_depth`.
+    pub depth: Option<DepthImage>,
+    /// The colour image with its labels and boxes, when `sense_rgb`.
+    pub colour: Option<CameraFrame>,
+    /// Points from the depth image (empty without depth).
+    pub points: DepthPoints,
+}
+
+/// An `rgbd_camera` with its noise generator.
+#[derive(Clone, Debug)]
+pub struct RgbdCamera {
+    sensor: SensorRef,
+    params: RgbdCameraParams,
+    depth_lens: Lens,
+    colour_lens: Lens,
+    /// `depth_body_from_colour_optical`.
+    body_from_colour: Affine3A,
+    rng: SensorRng,
+}
+
+impl RgbdCamera {
+    /// The camera, or why its intrinsics make no image.
+    pub fn new(
+        sensor: SensorRef,
+        params: &RgbdCameraParams,
+        rng: SensorRng,
+    ) -> Result<RgbdCamera, crate::camera::LensError> {
+        Ok(RgbdCamera {
+            sensor,
+            depth_lens: Lens::new(&params.depth)?,
+            colour_lens: Lens::new(&params.rgb)?,
+            body_from_colour: affine_from_pose(&params.rgb_pose_wrt_depth),
+            params: params.clone(),
+            rng,
+        })
+    }
+
+    /// The depth camera's reach, metres.
+    pub fn max_range(&self) -> f32 {
+        let mut r = 0.0f64;
+        if self.params.sense_depth {
+            r = r.max(self.params.depth.clip_max);
+        }
+        if self.params.sense_rgb {
+            r = r.max(self.params.rgb.clip_max);
+        }
+        r as f32
+    }
+
+    /// Takes a frame with the depth body at `world_from_body`.
+    pub fn capture(
+        &mut self,
+        view: &SceneView<'_>,
+        world_from_body: &Affine3A,
+        lighting: &Lighting,
+        stamp: f64,
+    ) -> RgbdFrame {
+        let colour = self.params.sense_rgb.then(|| {
+            let world_from_colour = *world_from_body * self.body_from_colour;
+            let pixels = trace(
+                view,
+                &self.colour_lens,
+                &world_from_colour,
+                Some(lighting),
+                self.params.antialias,
+            );
+            let boxes =
+                crate::boxes::actor_boxes(view, &self.colour_lens, &world_from_colour, &pixels);
+            CameraFrame {
+                sensor: self.sensor.clone(),
+                stamp,
+                intrinsics: self.params.rgb.clone(),
+                rgb: pixels.rgb,
+                depth: pixels.depth,
+                instance: pixels.instance,
+                class: pixels.class,
+                boxes,
+            }
+        });
+        let mut frame = RgbdFrame {
+            sensor: self.sensor.clone(),
+            stamp,
+            depth: None,
+            colour,
+            points: DepthPoints::default(),
+        };
+        if !self.params.sense_depth {
+            return frame;
+        }
+        let world_from_depth = *world_from_body * body_from_optical();
+        let pixels = trace(view, &self.depth_lens, &world_from_depth, None, 1);
+        let units = self.params.depth_resolution;
+        let max_units = (self.params.depth.clip_max / units).floor().min(65535.0);
+        let data: Vec<u16> = pixels
+            .depth
+            .iter()
+            .map(|&d| {
+                if d <= 0.0 {
+                    return 0;
+                }
+                let clean = (f64::from(d) / units).round();
+                let noise = (self.rng.gaussian(self.params.depth_noise_sigma) / units).round();
+                let noisy = clean + noise;
+                if noisy <= 0.0 || noisy > max_units {
+                    0
+                } else {
+                    noisy as u16
+                }
+            })
+            .collect();
+        frame.points = self.points(&data, &pixels, frame.colour.as_ref());
+        frame.depth = Some(DepthImage {
+            intrinsics: self.params.depth.clone(),
+            units,
+            data,
+        });
+        frame
+    }
+
+    /// The depth image's points, coloured from `colour` when there is one.
+    fn points(
+        &self,
+        data: &[u16],
+        pixels: &crate::camera::Pixels,
+        colour: Option<&CameraFrame>,
+    ) -> DepthPoints {
+        let (w, _) = self.depth_lens.size();
+        // depth optical -> colour optical.
+        let colour_from_depth = self.body_from_colour.inverse() * body_from_optical();
+        let mut points = DepthPoints::default();
+        for (p, &units) in data.iter().enumerate() {
+            if units == 0 {
+                continue;
+            }
+            let z = (f64::from(units) * self.params.depth_resolution) as f32;
+            let dir = self.depth_lens.direction((p % w) as f64, (p / w) as f64);
+            let xyz: Vec3A = dir * z;
+            points.xyz.push(xyz.to_array());
+            points.instance.push(pixels.instance[p].max(0) as u32);
+            points.label.push(pixels.class[p]);
+            if let Some(c) = colour {
+                let seen = self
+                    .colour_lens
+                    .project(colour_from_depth.transform_point3a(xyz))
+                    .and_then(|uv| self.colour_lens.pixel_at(uv));
+                points.rgb.push(match seen {
+                    Some(q) => [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]],
+                    None => [0; 3],
+                });
+            }
+        }
+        points
+    }
+}

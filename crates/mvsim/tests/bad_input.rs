@@ -282,6 +282,17 @@ fn semantic_mistakes() {
         "w.xml:2:50: error: <ncols> is 0: expected an integer of at least 1",
     );
     let loaded = load(
+        "<sensor class=\"camera\" name=\"c\"><distortion>0.1 0.2</distortion><antialias>0</antialias></sensor>",
+    );
+    assert_diag(
+        &loaded,
+        "w.xml:2:45: error: <distortion>: expected k1 k2 p1 p2 k3 (5 numbers), found 2",
+    );
+    assert_diag(
+        &loaded,
+        "w.xml:2:76: error: <antialias> is 0: expected an integer of at least 1",
+    );
+    let loaded = load(
         "<actor name=\"a\"><init_pose>0 0 0</init_pose><walking_speed>-1</walking_speed><path/></actor>",
     );
     assert_diag(

@@ -112,22 +112,32 @@ impl Lens {
         )
     }
 
-    /// The optical-frame direction, of unit depth, that images at pixel coordinates `(u, v)`.
+    /// The optical-frame direction, of unit depth, that images at pixel coordinates `(u, v)`;
+    /// NaN where the distortion model maps no direction there (beyond the radius where a
+    /// strong barrel distortion folds back).
     pub fn direction(&self, u: f64, v: f64) -> Vec3A {
         let i = &self.intrinsics;
         let (xd, yd) = ((u - i.cx) / i.fx, (v - i.cy) / i.fy);
         let (mut x, mut y) = (xd, yd);
         if self.has_distortion() {
-            // Fixed-point inversion of `distort` (as OpenCV's undistortPoints), to well below a
-            // thousandth of a pixel for the distortions of real lenses.
-            for _ in 0..50 {
+            // Fixed-point inversion of `distort` (as OpenCV's undistortPoints), to a millionth
+            // of a pixel.
+            let mut converged = false;
+            for _ in 0..100 {
                 let (dx, dy) = self.distort(x, y);
                 let (ex, ey) = (dx - xd, dy - yd);
-                x -= ex;
-                y -= ey;
-                if ex.abs().max(ey.abs()) * i.fx.max(i.fy) < 1e-6 {
+                if !(ex.is_finite() && ey.is_finite()) {
                     break;
                 }
+                if ex.abs().max(ey.abs()) * i.fx.max(i.fy) < 1e-6 {
+                    converged = true;
+                    break;
+                }
+                x -= ex;
+                y -= ey;
+            }
+            if !converged {
+                return Vec3A::NAN;
             }
         }
         Vec3A::new(x as f32, y as f32, 1.0)
@@ -252,7 +262,13 @@ pub fn trace(
         .iter()
         .map(|d| world_from_optical.transform_vector3a(*d))
         .collect();
-    let hits = view.cast_between(origin, &dirs, near, far, None);
+    let mut hits = view.cast_between(origin, &dirs, near, far, None);
+    // Directions the lens has none for see nothing.
+    for (hit, d) in hits.iter_mut().zip(&dirs) {
+        if !d.is_finite() {
+            *hit = None;
+        }
+    }
     let mut out = Pixels {
         depth: vec![0.0; n],
         instance: vec![0; n],
@@ -287,7 +303,12 @@ pub fn trace(
                 }
             }
         }
-        let sample_hits = view.cast_between(origin, &sample_dirs, near, far, None);
+        let mut sample_hits = view.cast_between(origin, &sample_dirs, near, far, None);
+        for (hit, d) in sample_hits.iter_mut().zip(&sample_dirs) {
+            if !d.is_finite() {
+                *hit = None;
+            }
+        }
         let samples = shade(view, origin, &sample_dirs, &sample_hits, light);
         let weight = 1.0 / (aa * aa) as f32;
         samples
@@ -326,7 +347,8 @@ fn shade(
     let mut shadow_of = Vec::new();
     for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
         let Some(t) = hit else {
-            lit.push((sky(*dir), -1.0));
+            let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
+            lit.push((background, -1.0));
             continue;
         };
         let albedo = view

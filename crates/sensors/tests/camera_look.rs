@@ -1,0 +1,366 @@
+//! What cameras see beyond geometry: a textured quad shows its texture (against a reference
+//! computed here), sunlight and shadows have Lambert's values, lens distortion moves a point to
+//! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points, and the
+//! walking Walker's 2D box holds every pixel labelled with it.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+mod common;
+
+use common::load;
+use glam::Vec3A;
+use passerby_assets::{ModelLibrary, Resolver};
+use passerby_scene::{LiveScene, build_scene};
+use passerby_sensors::camera::CameraFrame;
+use passerby_sensors::lidar::PointCloud;
+use passerby_sensors::rgbd::RgbdFrame;
+use passerby_sensors::{Observation, Rig, SceneView};
+use passerby_sim::Simulation;
+use passerby_world::World;
+use std::path::{Path, PathBuf};
+
+/// Every observation up to simulated time `until`.
+fn observe(world: &World, until: f64) -> Vec<Observation> {
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(world, &mut library);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let mut live = LiveScene::new(built, world).unwrap();
+    let mut sim = Simulation::new(world).unwrap();
+    let mut rig = Rig::new(world, 0);
+    assert!(rig.notices().is_empty(), "{:?}", rig.notices());
+    let mut out = Vec::new();
+    while sim.time() < until - 1e-9 {
+        sim.step();
+        live.update(&sim).unwrap();
+        out.extend(rig.step(&sim, &SceneView { built: &live.built }));
+    }
+    out
+}
+
+fn first_camera(world: &World) -> CameraFrame {
+    observe(world, 0.1)
+        .into_iter()
+        .find_map(|o| match o {
+            Observation::Camera(c) => Some(c),
+            _ => None,
+        })
+        .unwrap()
+}
+
+fn srgb_to_linear(b: u8) -> f64 {
+    let c = f64::from(b) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(c: f64) -> f64 {
+    let c = c.clamp(0.0, 1.0);
+    255.0
+        * if c <= 0.0031308 {
+            12.92 * c
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Full ambient light, no shadows: a surface shows its material's colour unchanged.
+const FLAT_LIGHT: &str =
+    "<lights><light_ambient>1.0</light_ambient><enable_shadows>false</enable_shadows></lights>";
+
+#[test]
+fn a_textured_quad_shows_its_texture_bilinearly_filtered() {
+    // A 4 x 4 texture of distinct colours on a 2 m quad 2 m ahead, seen by a 64 x 64 camera whose
+    // view it fills exactly.
+    let dir = scratch("textured_quad");
+    let texels: Vec<[u8; 3]> = (0..16u8)
+        .map(|i| [i * 16, 255 - i * 13, ((u16::from(i) * 97) % 251) as u8])
+        .collect();
+    let mut png_bytes = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut png_bytes, 4, 4);
+        e.set_color(png::ColorType::Rgb);
+        e.set_depth(png::BitDepth::Eight);
+        let flat: Vec<u8> = texels.iter().flatten().copied().collect();
+        e.write_header().unwrap().write_image_data(&flat).unwrap();
+    }
+    std::fs::write(dir.join("checker.png"), png_bytes).unwrap();
+    std::fs::write(
+        dir.join("quad.mtl"),
+        "newmtl tex\nKd 1 1 1\nmap_Kd checker.png\n",
+    )
+    .unwrap();
+    // Image top-left (world +Y, +Z as the camera looks along +X) is the texture's top-left:
+    // OBJ's v grows upwards.
+    std::fs::write(
+        dir.join("quad.obj"),
+        "mtllib quad.mtl\nv 2 1 1\nv 2 -1 1\nv 2 -1 -1\nv 2 1 -1\n\
+         vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
+    )
+    .unwrap();
+    let world = load(&format!(
+        r#"{FLAT_LIGHT}
+           <block name="quad"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><visual><model_uri>{}</model_uri></visual></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
+             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
+        dir.join("quad.obj").display()
+    ));
+    let f = first_camera(&world);
+    // Pixel u meets the quad at texture coordinate (u + 0.5) / 64; texel centres are at
+    // (k + 0.5) / 4; between them the reference blends linearly in linear light, repeating.
+    let texel = |x: i64, y: i64| texels[(y.rem_euclid(4) * 4 + x.rem_euclid(4)) as usize];
+    let mut worst = 0.0f64;
+    for v in 0..64 {
+        for u in 0..64 {
+            let (x, y) = ((u as f64 + 0.5) / 16.0 - 0.5, (v as f64 + 0.5) / 16.0 - 0.5);
+            let (x0, y0) = (x.floor(), y.floor());
+            let (fx, fy) = (x - x0, y - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            for k in 0..3 {
+                let lin = |t: [u8; 3]| srgb_to_linear(t[k]);
+                let top = lin(texel(x0, y0)) * (1.0 - fx) + lin(texel(x0 + 1, y0)) * fx;
+                let bottom = lin(texel(x0, y0 + 1)) * (1.0 - fx) + lin(texel(x0 + 1, y0 + 1)) * fx;
+                let want = linear_to_srgb(top * (1.0 - fy) + bottom * fy);
+                let got = f64::from(f.rgb[3 * (v * 64 + u) + k]);
+                worst = worst.max((got - want).abs());
+            }
+        }
+    }
+    assert!(worst <= 1.0, "largest difference {worst} levels");
+}
+
+#[test]
+fn sunlight_is_lambertian_and_a_block_casts_its_shadow() {
+    // A white floor, a 1 m block at x 0..1, the sun at azimuth 0 and elevation 60 degrees (its
+    // light travels towards -X, so the shadow covers x in [-1/tan 60, 0]), a camera 5 m up
+    // looking down with +Y of its image towards world -X.
+    let world = load(
+        r#"<lights><light_ambient>0.25</light_ambient><light_azimuth_deg>0</light_azimuth_deg>
+             <light_elevation_deg>60</light_elevation_deg></lights>
+           <element class="horizontal_plane"><x_min>-20</x_min><x_max>20</x_max>
+             <y_min>-20</y_min><y_max>20</y_max><color>#ffffff</color></element>
+           <block name="post"><init_pose3d>0 -0.5 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="1" lz="1"/></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 5 -90 0 180</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
+             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
+    );
+    let f = first_camera(&world);
+    let at = |u: usize, v: usize| f.rgb[3 * (v * 64 + u)];
+    // Pixel (30, 35) sees the floor at x = -(35 - 31.5) * 5 / 64 = -0.27: in the shadow.
+    let shadow = linear_to_srgb(0.25).round() as u8;
+    assert_eq!(at(30, 35), shadow);
+    assert!((f.depth[35 * 64 + 30] - 5.0).abs() < 1e-4);
+    // Pixel (30, 50) sees the floor at x = -1.45: lit, 0.25 + 0.75 sin 60.
+    let lit = linear_to_srgb(0.25 + 0.75 * 60f64.to_radians().sin()).round() as u8;
+    assert_eq!(at(30, 50), lit);
+    // Without shadows the same pixel is lit.
+    let mut no_shadows = world.clone();
+    no_shadows.lights.enable_shadows = false;
+    let f = first_camera(&no_shadows);
+    assert_eq!(f.rgb[3 * (35 * 64 + 30)], lit);
+}
+
+#[test]
+fn lens_distortion_moves_a_point_where_opencvs_model_puts_it() {
+    // A 10 cm cube whose near face centre is at normalised (0.6, 0.4), 4 m ahead, with k1 -0.1
+    // (3 pixels inwards there).
+    let world = load(
+        r#"<block name="wall"><init_pose3d>6 -50 -50 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="100" lz="100"/></block>
+           <block name="cube"><init_pose3d>4 -2.45 -1.65 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.1" ly="0.1" lz="0.1"/></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>200</ncols><nrows>150</nrows>
+             <cx>99.5</cx><cy>74.5</cy><fx>100</fx><fy>100</fy>
+             <distortion>-0.1 0 0 0 0</distortion></sensor>"#,
+    );
+    let f = first_camera(&world);
+    let (x, y) = (0.6, 0.4);
+    let radial = 1.0 - 0.1 * (x * x + y * y);
+    let (u, v) = (99.5 + 100.0 * x * radial, 74.5 + 100.0 * y * radial);
+    let pixel = |u: f64, v: f64| (v.round() as usize) * 200 + u.round() as usize;
+    let cube = f.instance[pixel(u, v)];
+    assert!(
+        (f.depth[pixel(u, v)] - 4.0).abs() < 1e-4,
+        "{}",
+        f.depth[pixel(u, v)]
+    );
+    // Where an ideal pinhole would image it, the wall.
+    let undistorted = pixel(99.5 + 100.0 * x, 74.5 + 100.0 * y);
+    assert_ne!(f.instance[undistorted], cube);
+    assert!(
+        (f.depth[undistorted] - 6.0).abs() < 1e-4,
+        "{} {}",
+        f.depth[undistorted],
+        f.instance[undistorted]
+    );
+    // The image corners lie beyond the radius where this barrel distortion folds back
+    // (r = 1.22): no direction images there, and they see nothing.
+    assert_eq!(
+        (f.depth[0], f.instance[0], &f.rgb[..3]),
+        (0.0, 0, &[0u8; 3][..])
+    );
+}
+
+#[test]
+fn the_rgbd_point_cloud_lies_on_the_lidars_points() {
+    // A wall 3 m ahead and a cube in front of it, seen by an RGB-D camera without noise and by a
+    // lidar at the same place.
+    let world = load(
+        r#"<block name="wall"><init_pose3d>3 -50 -50 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="100" lz="100"/></block>
+           <block name="cube"><init_pose3d>2 -0.3 0.7 0 0 30</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.5" ly="0.5" lz="0.5"/></block>
+           <sensor class="rgbd_camera" name="rgbd"><pose_3d>0 0 1 0 0 0</pose_3d>
+             <relativePoseIntensityWRTDepth>0 0 0 -90 0 -90</relativePoseIntensityWRTDepth>
+             <sensor_period>0.1</sensor_period><depth_noise_sigma>0</depth_noise_sigma>
+             <depth_ncols>160</depth_ncols><depth_nrows>120</depth_nrows><depth_cx>79.5</depth_cx>
+             <depth_cy>59.5</depth_cy><depth_fx>100</depth_fx><depth_fy>100</depth_fy>
+             <rgb_ncols>80</rgb_ncols><rgb_nrows>60</rgb_nrows><rgb_cx>39.5</rgb_cx>
+             <rgb_cy>29.5</rgb_cy><rgb_fx>50</rgb_fx><rgb_fy>50</rgb_fy></sensor>
+           <sensor class="lidar3d" name="lidar"><pose_3d>0 0 1 0 0 0</pose_3d>
+             <sensor_period>0.1</sensor_period><vert_nrays>16</vert_nrays>
+             <vert_fov_degrees>30</vert_fov_degrees><horz_nrays>360</horz_nrays>
+             <range_std_noise>0</range_std_noise><scan_mode>flash</scan_mode></sensor>"#,
+    );
+    let observations = observe(&world, 0.1);
+    let rgbd: &RgbdFrame = observations
+        .iter()
+        .find_map(|o| match o {
+            Observation::Rgbd(f) => Some(f.as_ref()),
+            _ => None,
+        })
+        .unwrap();
+    let lidar: &PointCloud = observations
+        .iter()
+        .find_map(|o| match o {
+            Observation::PointCloud(c) => Some(c),
+            _ => None,
+        })
+        .unwrap();
+    let depth = rgbd.depth.as_ref().unwrap();
+    assert_eq!(depth.data.len(), 160 * 120);
+    assert_eq!(
+        rgbd.points.xyz.len(),
+        depth.data.iter().filter(|&&d| d > 0).count()
+    );
+    // Depth optical (x right, y down, z forward) to the sensor body (x forward, y left, z up).
+    let to_body = |p: [f32; 3]| Vec3A::new(p[2], -p[0], -p[1]);
+    let cloud: Vec<Vec3A> = rgbd.points.xyz.iter().map(|&p| to_body(p)).collect();
+    let on_wall = cloud.iter().filter(|p| (p.x - 3.0).abs() < 1e-3).count();
+    assert!(on_wall > 10_000, "{on_wall} points on the wall plane");
+    // Every lidar point inside the depth camera's view has a depth point within a pixel's
+    // footprint (3 m / 100 px = 3 cm between neighbours, so < 2.2 cm to the nearest).
+    let mut compared = 0;
+    for p in &lidar.points {
+        let q = Vec3A::from(p.position);
+        let (x, y) = (-q.y / q.x, -q.z / q.x);
+        if q.x <= 0.0 || (79.5 + 100.0 * x).abs() > 150.0 || (59.5 + 100.0 * y).abs() > 110.0 {
+            continue;
+        }
+        if (79.5 + 100.0 * x) < 10.0 || (59.5 + 100.0 * y) < 10.0 {
+            continue;
+        }
+        let nearest = cloud
+            .iter()
+            .map(|c| (*c - q).length())
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            nearest < 0.022,
+            "lidar point {q} is {nearest} m from the cloud"
+        );
+        compared += 1;
+    }
+    assert!(compared > 300, "{compared} lidar points compared");
+    // The colour camera sees the same scene: labels on its own 80 x 60 grid.
+    let colour = rgbd.colour.as_ref().unwrap();
+    assert_eq!(
+        (colour.rgb.len(), colour.instance.len()),
+        (80 * 60 * 3, 80 * 60)
+    );
+    assert!(colour.instance.iter().all(|&i| i > 0));
+    assert_eq!(rgbd.points.rgb.len(), rgbd.points.xyz.len());
+}
+
+fn walker_glb() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/characters/Walker.glb")
+}
+
+#[test]
+fn the_walking_walkers_box_holds_every_pixel_labelled_with_it() {
+    // The Walker crosses the view 5 m ahead; a post hides part of it for a while.
+    let world = load(&format!(
+        r#"{FLAT_LIGHT}
+           <actor name="walker"><init_pose>5 3 -90</init_pose>
+             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
+             <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk>
+             <animation_run>Run</animation_run>
+             <path loop="false"><waypoint>5 -3 -90</waypoint></path></actor>
+           <block name="post"><init_pose3d>3 -0.6 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.2" ly="0.4" lz="2"/></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 1 -90 0 -90</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>160</ncols><nrows>120</nrows>
+             <cx>79.5</cx><cy>59.5</cy><fx>80</fx><fy>80</fy></sensor>"#,
+        walker_glb().display()
+    ));
+    let frames: Vec<CameraFrame> = observe(&world, 4.0)
+        .into_iter()
+        .filter_map(|o| match o {
+            Observation::Camera(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(frames.len(), 40);
+    let (mut boxed, mut partly_hidden) = (0, 0);
+    for f in &frames {
+        let labelled: Vec<(usize, usize)> = (0..160 * 120)
+            .filter(|&i| f.class[i] == 5) // pedestrian
+            .map(|i| (i % 160, i / 160))
+            .collect();
+        if labelled.is_empty() {
+            continue;
+        }
+        let [b] = f.boxes.as_slice() else {
+            panic!("t {}: one box expected, got {:?}", f.stamp, f.boxes);
+        };
+        assert_eq!(b.name, "walker");
+        for &(u, v) in &labelled {
+            assert_eq!(f.instance[v * 160 + u], b.instance as i32);
+            let (u, v) = (u as f64, v as f64);
+            assert!(
+                b.min[0] <= u && u <= b.max[0] && b.min[1] <= v && v <= b.max[1],
+                "t {}: pixel ({u}, {v}) outside {b:?}",
+                f.stamp
+            );
+        }
+        assert_eq!(b.visible_pixels as usize, labelled.len());
+        assert!(b.unoccluded_pixels >= b.visible_pixels);
+        if b.visible_fraction() < 0.9 {
+            partly_hidden += 1;
+        } else {
+            assert_eq!(b.visible_pixels, b.unoccluded_pixels, "t {}", f.stamp);
+        }
+        // The box is tight: the labelled pixels reach within 1.5 pixels of its sides when the
+        // walker is unoccluded and fully inside the image.
+        if b.visible_pixels == b.unoccluded_pixels && b.min[0] > 0.0 && b.max[0] < 159.0 {
+            let u_min = labelled.iter().map(|p| p.0).min().unwrap() as f64;
+            let u_max = labelled.iter().map(|p| p.0).max().unwrap() as f64;
+            assert!(u_min - b.min[0] < 1.5 && b.max[0] - u_max < 1.5, "{b:?}");
+        }
+        boxed += 1;
+    }
+    assert!(boxed > 20, "{boxed} frames with the walker");
+    assert!(partly_hidden > 0, "the post hides part of it in some frame");
+}

@@ -55,6 +55,8 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// Simulate a world and record everything to MCAP (ROS 2 messages).
     Run(commands::run::RunArgs),
+    /// Render one instant of one camera to PNG files (colour, depth, labels) and 2D boxes.
+    Render(commands::render::RenderArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
     Bench(commands::bench::BenchArgs),
 }
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Model(command) => commands::model::run(&cli.global, command),
         Command::Run(args) => commands::run::run(&cli.global, args),
+        Command::Render(args) => commands::render::run(&cli.global, args),
         Command::Bench(args) => commands::bench::run(&cli.global, args),
     };
     match result {

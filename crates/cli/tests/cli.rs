@@ -299,3 +299,60 @@ fn bench_casts_every_scan_and_reports_json() {
         "{json}"
     );
 }
+
+#[test]
+fn render_writes_one_instant_of_a_camera_and_names_the_cameras_on_a_typo() {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let dir = out_dir.display().to_string();
+    let out = passerby(&[
+        "render",
+        "examples/sensor_rig.world.xml",
+        "--sensor",
+        "r1/rgbd",
+        "--time",
+        "7",
+        "--out",
+        &dir,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for name in [
+        "colour.png",
+        "depth.png",
+        "labels_instance.png",
+        "labels_class.png",
+        "boxes.json",
+        "labels.json",
+    ] {
+        assert!(out_dir.join(name).is_file(), "{name}");
+    }
+    // At 7 s the walker is in view of the RGB-D camera (colour grid).
+    let boxes = std::fs::read_to_string(out_dir.join("boxes.json")).unwrap();
+    assert!(boxes.contains("\"name\": \"passerby1\""), "{boxes}");
+    // The depth image is 16-bit grey of the depth camera's size.
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(out_dir.join("depth.png")).unwrap(),
+    ));
+    let reader = decoder.read_info().unwrap();
+    let info = reader.info();
+    assert_eq!(
+        (info.width, info.height, info.bit_depth),
+        (640, 480, png::BitDepth::Sixteen)
+    );
+
+    let out = passerby(&[
+        "render",
+        "examples/sensor_rig.world.xml",
+        "--sensor",
+        "cam",
+        "--out",
+        &dir,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("no camera `cam` in examples/sensor_rig.world.xml; cameras: r1/cam, r1/rgbd"),
+        "{}",
+        text(&out.stderr)
+    );
+}

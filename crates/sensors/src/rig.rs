@@ -202,6 +202,40 @@ impl Rig {
             .collect()
     }
 
+    /// The cameras and RGB-D cameras, as `vehicle/sensor` (or `world/sensor`) names.
+    pub fn camera_names(&self) -> Vec<String> {
+        let cameras = self.cameras.iter().map(|(m, _)| &m.sensor);
+        let rgbds = self.rgbds.iter().map(|(m, _)| &m.sensor);
+        cameras.chain(rgbds).map(Mount::full_name).collect()
+    }
+
+    /// Captures the camera or RGB-D camera `full_name` (`vehicle/sensor` or `world/sensor`)
+    /// now, whatever its schedule; `None` if there is no such camera.
+    pub fn capture(
+        &mut self,
+        full_name: &str,
+        sim: &Simulation,
+        view: &SceneView<'_>,
+    ) -> Option<Observation> {
+        let now = sim.time();
+        if let Some((mount, camera)) = self
+            .cameras
+            .iter()
+            .find(|(m, _)| Mount::full_name(&m.sensor) == full_name)
+        {
+            let pose = mount.world_from_sensor(sim);
+            let frame = camera.render(view, &pose, &self.lighting, now);
+            return Some(Observation::Camera(frame));
+        }
+        let (mount, camera) = self
+            .rgbds
+            .iter_mut()
+            .find(|(m, _)| Mount::full_name(&m.sensor) == full_name)?;
+        let pose = mount.world_from_sensor(sim);
+        let frame = camera.capture(view, &pose, &self.lighting, now);
+        Some(Observation::Rgbd(Box::new(frame)))
+    }
+
     /// What the world has that is not measured (one line each).
     pub fn notices(&self) -> &[String] {
         &self.notices

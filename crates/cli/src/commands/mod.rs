@@ -3,5 +3,6 @@
 pub mod bench;
 pub mod check;
 pub mod model;
+pub mod render;
 pub mod run;
 pub mod simulate;

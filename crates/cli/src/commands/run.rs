@@ -252,7 +252,7 @@ fn default_out(world: &Path) -> PathBuf {
 }
 
 /// The instance and class tables as JSON strings (metadata `passerby.labels`).
-fn label_tables(built: &passerby_scene::BuiltScene) -> BTreeMap<String, String> {
+pub fn label_tables(built: &passerby_scene::BuiltScene) -> BTreeMap<String, String> {
     let mut seen = std::collections::BTreeSet::new();
     let instances: Vec<serde_json::Value> = built
         .all_objects()

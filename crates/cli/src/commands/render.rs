@@ -1,0 +1,191 @@
+//! `passerby render WORLD --sensor VEHICLE/SENSOR --time T --out DIR`: one instant of one
+//! camera as PNG files a person can look at.
+//!
+//! The world is simulated up to the first step at or after `T` (sensors are not run on the way),
+//! then the camera is captured whatever its schedule. Written: `colour.png` (sRGB),
+//! `depth.png` (16-bit grey: millimetres along the optical axis for a camera, the sensor's own
+//! `depth_resolution` units for an RGB-D camera; 0 = nothing), `labels_instance.png` and
+//! `labels_class.png` (one colour per id; the ids are in `labels.json`), `boxes.json` (each
+//! actor's 2D box with its visible fraction).
+
+use crate::GlobalArgs;
+use crate::commands::check::{load_options, model_library};
+use anyhow::Context as _;
+use clap::Args;
+use passerby_mvsim::load_world_file;
+use passerby_record::images;
+use passerby_scene::{LiveScene, SceneGround};
+use passerby_sensors::camera::CameraFrame;
+use passerby_sensors::{Observation, Rig, SceneView};
+use passerby_sim::{SimOptions, Simulation};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `render`.
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// The world file.
+    #[arg(value_name = "WORLD")]
+    pub world: PathBuf,
+    /// The camera: `VEHICLE/SENSOR`, or `world/SENSOR` for a standalone one.
+    #[arg(long, value_name = "VEHICLE/SENSOR")]
+    pub sensor: String,
+    /// Simulated time of the image, seconds.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    pub time: f64,
+    /// Folder for the images.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads [default: all cores]. The images are identical for any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Runs the command.
+pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
+    if !(args.time >= 0.0 && args.time.is_finite()) {
+        anyhow::bail!("--time must be zero or a positive number of seconds");
+    }
+    let loaded = load_world_file(&args.world, &load_options(global));
+    let Some(world) = loaded.world else {
+        for d in &loaded.diagnostics {
+            eprintln!("{}\n", d.render(&loaded.sources));
+        }
+        return Ok(ExitCode::from(1));
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let mut rig = Rig::new(&world, global.seed);
+    let names = rig.camera_names();
+    if !names.contains(&args.sensor) {
+        eprintln!(
+            "error: no camera `{}` in {}; cameras: {}",
+            args.sensor,
+            args.world.display(),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        );
+        return Ok(ExitCode::from(1));
+    }
+    let mut library = model_library(global);
+    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    if !global.quiet {
+        for w in &built.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    let labels = crate::commands::run::label_tables(&built);
+    let ground = SceneGround::new(&built, &world);
+    let mut live = LiveScene::new(built, &world)?;
+    let options = SimOptions {
+        timestep: None,
+        seed: global.seed,
+    };
+    let mut sim = Simulation::with_options(&world, &options)?;
+    sim.set_ground(Box::new(ground));
+    let observation = pool.install(|| -> anyhow::Result<Option<Observation>> {
+        while sim.time() < args.time - 1e-9 {
+            sim.step();
+        }
+        live.update(&sim)?;
+        Ok(rig.capture(&args.sensor, &sim, &SceneView { built: &live.built }))
+    })?;
+    let Some(observation) = observation else {
+        anyhow::bail!("camera `{}` did not capture", args.sensor);
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let json = format!(
+        "{{\"instances\":{},\"classes\":{}}}\n",
+        labels["instances"], labels["classes"]
+    );
+    write(&args.out, "labels.json", json.into_bytes())?;
+    let (colour, depth) = match &observation {
+        Observation::Camera(c) => {
+            let mm: Vec<u16> = c
+                .depth
+                .iter()
+                .map(|&d| (f64::from(d) * 1000.0).round().min(65535.0) as u16)
+                .collect();
+            (Some(c), Some((c.intrinsics.ncols, c.intrinsics.nrows, mm)))
+        }
+        Observation::Rgbd(f) => (
+            f.colour.as_ref(),
+            f.depth
+                .as_ref()
+                .map(|d| (d.intrinsics.ncols, d.intrinsics.nrows, d.data.clone())),
+        ),
+        _ => (None, None),
+    };
+    if let Some(c) = colour {
+        write_colour(&args.out, c)?;
+    }
+    if let Some((w, h, data)) = depth {
+        write(
+            &args.out,
+            "depth.png",
+            png(images::gray16_png(w, h, &data))?,
+        )?;
+    }
+    if !global.quiet {
+        eprintln!(
+            "rendered `{}` at {:.3} s into {}",
+            args.sensor,
+            sim.time(),
+            args.out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn png(encoded: Result<Vec<u8>, images::PngError>) -> anyhow::Result<Vec<u8>> {
+    encoded.map_err(|e| anyhow::anyhow!("cannot encode PNG: {e}"))
+}
+
+fn write(dir: &Path, name: &str, bytes: Vec<u8>) -> anyhow::Result<()> {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The colour image, its label images and its boxes.
+fn write_colour(dir: &Path, c: &CameraFrame) -> anyhow::Result<()> {
+    let (w, h) = (c.intrinsics.ncols, c.intrinsics.nrows);
+    write(dir, "colour.png", png(images::rgb_png(w, h, &c.rgb))?)?;
+    let ids = c.instance.iter().map(|&i| i.max(0) as u32);
+    write(
+        dir,
+        "labels_instance.png",
+        png(images::labels_png(w, h, ids))?,
+    )?;
+    let classes = c.class.iter().map(|&i| u32::from(i));
+    write(
+        dir,
+        "labels_class.png",
+        png(images::labels_png(w, h, classes))?,
+    )?;
+    let boxes: Vec<serde_json::Value> = c
+        .boxes
+        .iter()
+        .map(|b| {
+            serde_json::json!({
+                "instance": b.instance,
+                "name": b.name,
+                "min": b.min,
+                "max": b.max,
+                "visible_pixels": b.visible_pixels,
+                "unoccluded_pixels": b.unoccluded_pixels,
+                "visible_fraction": b.visible_fraction(),
+            })
+        })
+        .collect();
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "stamp": c.stamp, "boxes": boxes }))?;
+    write(dir, "boxes.json", text.into_bytes())
+}

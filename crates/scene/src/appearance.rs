@@ -149,9 +149,35 @@ pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
     })
 }
 
-/// sRGB byte to linear 0..1 (IEC 61966-2-1).
+/// sRGB byte to linear 0..1 (IEC 61966-2-1), from a table.
 pub fn srgb_byte_to_linear(byte: u8) -> f32 {
-    let c = f32::from(byte) / 255.0;
+    tables().to_linear[usize::from(byte)]
+}
+
+/// Linear 0..1 to the nearest sRGB byte (clamped), by search in a table of the linear values
+/// halfway between bytes (exactly `round(255 * srgb(linear))`, without a power per call).
+pub fn linear_to_srgb_byte(linear: f32) -> u8 {
+    let up = &tables().halfway;
+    // The number of halfway points at or below the value is the byte.
+    up.partition_point(|&h| h <= linear) as u8
+}
+
+struct SrgbTables {
+    to_linear: [f32; 256],
+    /// `halfway[k]`: the linear value whose sRGB encoding is `(k + 0.5) / 255`.
+    halfway: [f32; 255],
+}
+
+fn tables() -> &'static SrgbTables {
+    static TABLES: std::sync::OnceLock<SrgbTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| SrgbTables {
+        to_linear: std::array::from_fn(|b| decode(b as f64 / 255.0) as f32),
+        halfway: std::array::from_fn(|k| decode((k as f64 + 0.5) / 255.0) as f32),
+    })
+}
+
+/// The sRGB transfer function's inverse: encoded 0..1 to linear 0..1.
+fn decode(c: f64) -> f64 {
     if c <= 0.04045 {
         c / 12.92
     } else {
@@ -159,26 +185,31 @@ pub fn srgb_byte_to_linear(byte: u8) -> f32 {
     }
 }
 
-/// Linear 0..1 to an sRGB byte (clamped).
-pub fn linear_to_srgb_byte(linear: f32) -> u8 {
-    let c = linear.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        12.92 * c
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn srgb_round_trips_every_byte() {
+    fn srgb_round_trips_every_byte_and_rounds_to_nearest() {
         for b in 0..=255u8 {
             assert_eq!(linear_to_srgb_byte(srgb_byte_to_linear(b)), b);
         }
+        let encode = |l: f64| {
+            if l <= 0.003_130_8 {
+                12.92 * l
+            } else {
+                1.055 * l.powf(1.0 / 2.4) - 0.055
+            }
+        };
+        for k in 0..=1000 {
+            let l = k as f64 / 1000.0;
+            let want = (255.0 * encode(l)).round() as u8;
+            assert_eq!(linear_to_srgb_byte(l as f32), want, "{l}");
+        }
+        assert_eq!(
+            (linear_to_srgb_byte(-1.0), linear_to_srgb_byte(2.0)),
+            (0, 255)
+        );
     }
 
     #[test]

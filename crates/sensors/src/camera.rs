@@ -21,6 +21,7 @@ use passerby_raycast::Ray;
 use passerby_scene::appearance::linear_to_srgb_byte;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Intrinsics, World};
+use rayon::prelude::*;
 
 /// `body_from_optical`: the optical frame (+Z forward, +X right, +Y down) in the body frame
 /// of REP 103 (+X forward, +Y left, +Z up); MVSim's `yaw -90°, roll -90°`.
@@ -97,7 +98,8 @@ impl Lens {
         )
     }
 
-    fn has_distortion(&self) -> bool {
+    /// Whether the lens distorts (then cameras cast rays).
+    pub fn has_distortion(&self) -> bool {
         self.intrinsics.distortion.iter().any(|&d| d != 0.0)
     }
 
@@ -211,6 +213,16 @@ impl Lighting {
     }
 }
 
+/// How a camera finds what each pixel centre sees first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Visibility {
+    /// Rasterise triangles ([`crate::raster`]) when the lens has no distortion, else cast rays.
+    #[default]
+    Raster,
+    /// Cast a ray through every pixel centre.
+    Rays,
+}
+
 /// What one pass over an image saw.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pixels {
@@ -251,6 +263,7 @@ pub fn trace(
     world_from_optical: &Affine3A,
     lighting: Option<&Lighting>,
     antialias: u32,
+    visibility: Visibility,
 ) -> Pixels {
     let (w, h) = lens.size();
     let n = w * h;
@@ -262,7 +275,16 @@ pub fn trace(
         .iter()
         .map(|d| world_from_optical.transform_vector3a(*d))
         .collect();
-    let mut hits = view.cast_between(origin, &dirs, near, far, None);
+    let mut hits = if visibility == Visibility::Raster && !lens.has_distortion() {
+        let raster = crate::raster::visible(&view.built.scene, lens, world_from_optical);
+        lens.order
+            .par_iter()
+            .with_min_len(1024)
+            .map(|&p| view.target_of(raster[p].as_ref()?))
+            .collect()
+    } else {
+        view.cast_between(origin, &dirs, near, far, None)
+    };
     // Directions the lens has none for see nothing.
     for (hit, d) in hits.iter_mut().zip(&dirs) {
         if !d.is_finite() {
@@ -324,11 +346,14 @@ pub fn trace(
             })
             .collect()
     };
+    let bytes: Vec<[u8; 3]> = colours
+        .par_iter()
+        .with_min_len(1024)
+        .map(|c| c.map(linear_to_srgb_byte))
+        .collect();
     out.rgb = vec![0; 3 * n];
-    for (&p, c) in lens.order.iter().zip(&colours) {
-        for (byte, linear) in out.rgb[3 * p..3 * p + 3].iter_mut().zip(c) {
-            *byte = linear_to_srgb_byte(*linear);
-        }
+    for (&p, c) in lens.order.iter().zip(&bytes) {
+        out.rgb[3 * p..3 * p + 3].copy_from_slice(c);
     }
     out
 }
@@ -341,44 +366,50 @@ fn shade(
     hits: &[Option<crate::Target>],
     light: &Lighting,
 ) -> Vec<[f32; 3]> {
-    // Albedo and the sun's incidence of each hit; shadow rays for those facing the sun.
-    let mut lit: Vec<([f32; 3], f32)> = Vec::with_capacity(hits.len());
-    let mut shadow_rays = Vec::new();
-    let mut shadow_of = Vec::new();
-    for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
-        let Some(t) = hit else {
-            let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
-            lit.push((background, -1.0));
-            continue;
-        };
-        let albedo = view
-            .colour(t)
-            .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
-        // Lambert from the side the camera sees.
-        let facing = if t.normal.dot(*dir) > 0.0 {
-            -t.normal
-        } else {
-            t.normal
-        };
-        let incidence = facing.dot(light.to_sun).max(0.0);
-        if light.shadows && incidence > 0.0 {
-            let point = origin + *dir * t.t;
-            // Off the surface by more than the hit's rounding error at its distance.
-            let lift = 1e-4 + 1e-5 * (point - origin).length();
-            if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
-                shadow_rays.push(ray);
-                shadow_of.push(k);
+    // Albedo and the sun's incidence of each hit (negative: sky), and a shadow ray for those
+    // facing the sun.
+    let mut lit: Vec<([f32; 3], f32, Option<Ray>)> = hits
+        .par_iter()
+        .zip(dirs)
+        .with_min_len(1024)
+        .map(|(hit, dir)| {
+            let Some(t) = hit else {
+                let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
+                return (background, -1.0, None);
+            };
+            let albedo = view
+                .colour(t)
+                .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
+            // Lambert from the side the camera sees.
+            let facing = if t.normal.dot(*dir) > 0.0 {
+                -t.normal
+            } else {
+                t.normal
+            };
+            let incidence = facing.dot(light.to_sun).max(0.0);
+            let mut shadow = None;
+            if light.shadows && incidence > 0.0 {
+                let point = origin + *dir * t.t;
+                // Off the surface by more than the hit's rounding error at its distance.
+                let lift = 1e-4 + 1e-5 * (point - origin).length();
+                shadow = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4).ok();
             }
-        }
-        lit.push((albedo, incidence));
-    }
+            (albedo, incidence, shadow)
+        })
+        .collect();
+    let (shadow_of, shadow_rays): (Vec<usize>, Vec<Ray>) = lit
+        .iter()
+        .enumerate()
+        .filter_map(|(k, l)| Some((k, l.2?)))
+        .unzip();
     for (blocked, &k) in view.blocked(&shadow_rays).iter().zip(&shadow_of) {
         if *blocked {
             lit[k].1 = 0.0;
         }
     }
-    lit.iter()
-        .map(|&(colour, incidence)| {
+    lit.par_iter()
+        .with_min_len(1024)
+        .map(|&(colour, incidence, _)| {
             if incidence < 0.0 {
                 return colour; // sky
             }
@@ -418,6 +449,8 @@ pub struct Camera {
     pub lens: Lens,
     /// Colour samples per pixel side.
     pub antialias: u32,
+    /// How primary visibility is found.
+    pub visibility: Visibility,
 }
 
 impl Camera {
@@ -435,6 +468,7 @@ impl Camera {
             world_from_optical,
             Some(lighting),
             self.antialias,
+            self.visibility,
         );
         let boxes = crate::boxes::actor_boxes(view, &self.lens, world_from_optical, &pixels);
         CameraFrame {

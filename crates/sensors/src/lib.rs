@@ -15,6 +15,7 @@ pub mod imu;
 pub mod laser;
 pub mod lidar;
 pub mod noise;
+pub mod raster;
 pub mod rgbd;
 mod rig;
 
@@ -193,6 +194,26 @@ impl SceneView<'_> {
                 })
             })
             .collect()
+    }
+
+    /// What a rasterised pixel sees, as a ray would report it.
+    pub fn target_of(&self, hit: &raster::RasterHit) -> Option<Target> {
+        let object = self.built.object_of(hit.instance, hit.triangle)?;
+        let scene = &self.built.scene;
+        let inst = scene.instance(hit.instance);
+        let mesh = scene.mesh(inst.mesh);
+        let tri = mesh.triangles().get(hit.triangle as usize)?;
+        let [a, b, c] = tri.map(|k| {
+            inst.world_from_mesh
+                .transform_point3a(mesh.vertices()[k as usize])
+        });
+        Some(Target {
+            t: hit.depth,
+            normal: (b - a).cross(c - a).normalize_or_zero(),
+            instance: object.id,
+            label: object.class_id,
+            surface: (hit.instance, hit.triangle, hit.uv),
+        })
     }
 
     /// The linear colour of the surface a beam hit (`None` if the scene has no look for it).

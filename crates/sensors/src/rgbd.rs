@@ -18,12 +18,13 @@
 //! outside the colour image). Label images and 2D boxes are on the colour camera's grid.
 
 use crate::SceneView;
-use crate::camera::{CameraFrame, Lens, Lighting, body_from_optical, trace};
+use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, trace};
 use crate::noise::SensorRng;
 use glam::{Affine3A, Vec3A};
 use passerby_scene::affine_from_pose;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Intrinsics, RgbdCameraParams};
+use rayon::prelude::*;
 
 /// A 16-bit depth image.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +75,8 @@ pub struct RgbdCamera {
     /// `depth_body_from_colour_optical`.
     body_from_colour: Affine3A,
     rng: SensorRng,
+    /// How primary visibility is found.
+    pub visibility: Visibility,
 }
 
 impl RgbdCamera {
@@ -90,6 +93,7 @@ impl RgbdCamera {
             body_from_colour: affine_from_pose(&params.rgb_pose_wrt_depth),
             params: params.clone(),
             rng,
+            visibility: Visibility::default(),
         })
     }
 
@@ -113,6 +117,7 @@ impl RgbdCamera {
         lighting: &Lighting,
         stamp: f64,
     ) -> RgbdFrame {
+        let mut colour_pixels = None;
         let colour = self.params.sense_rgb.then(|| {
             let world_from_colour = *world_from_body * self.body_from_colour;
             let pixels = trace(
@@ -121,19 +126,22 @@ impl RgbdCamera {
                 &world_from_colour,
                 Some(lighting),
                 self.params.antialias,
+                self.visibility,
             );
             let boxes =
                 crate::boxes::actor_boxes(view, &self.colour_lens, &world_from_colour, &pixels);
-            CameraFrame {
+            let frame = CameraFrame {
                 sensor: self.sensor.clone(),
                 stamp,
                 intrinsics: self.params.rgb.clone(),
-                rgb: pixels.rgb,
-                depth: pixels.depth,
-                instance: pixels.instance,
-                class: pixels.class,
+                rgb: Vec::new(),
+                depth: Vec::new(),
+                instance: Vec::new(),
+                class: Vec::new(),
                 boxes,
-            }
+            };
+            colour_pixels = Some(pixels);
+            frame
         });
         let mut frame = RgbdFrame {
             sensor: self.sensor.clone(),
@@ -143,10 +151,47 @@ impl RgbdCamera {
             points: DepthPoints::default(),
         };
         if !self.params.sense_depth {
+            fill(&mut frame.colour, colour_pixels);
             return frame;
         }
         let world_from_depth = *world_from_body * body_from_optical();
-        let pixels = trace(view, &self.depth_lens, &world_from_depth, None, 1);
+        let pixels = match &colour_pixels {
+            // The colour camera's pass answers for depth when both see through the same pixels
+            // from the same place with the same near plane: the nearest surface beyond the
+            // near plane, kept if within the depth camera's far plane.
+            Some(p) if self.shares_depth_pixels() => {
+                let far = self.params.depth.clip_max as f32;
+                let keep = |d: f32| d > 0.0 && d <= far;
+                crate::camera::Pixels {
+                    depth: p
+                        .depth
+                        .iter()
+                        .map(|&d| if keep(d) { d } else { 0.0 })
+                        .collect(),
+                    instance: p
+                        .depth
+                        .iter()
+                        .zip(&p.instance)
+                        .map(|(&d, &i)| if keep(d) { i } else { 0 })
+                        .collect(),
+                    class: p
+                        .depth
+                        .iter()
+                        .zip(&p.class)
+                        .map(|(&d, &c)| if keep(d) { c } else { 0 })
+                        .collect(),
+                    rgb: Vec::new(),
+                }
+            }
+            _ => trace(
+                view,
+                &self.depth_lens,
+                &world_from_depth,
+                None,
+                1,
+                self.visibility,
+            ),
+        };
         let units = self.params.depth_resolution;
         let max_units = (self.params.depth.clip_max / units).floor().min(65535.0);
         let data: Vec<u16> = pixels
@@ -166,6 +211,7 @@ impl RgbdCamera {
                 }
             })
             .collect();
+        fill(&mut frame.colour, colour_pixels);
         frame.points = self.points(&data, &pixels, frame.colour.as_ref());
         frame.depth = Some(DepthImage {
             intrinsics: self.params.depth.clone(),
@@ -173,6 +219,35 @@ impl RgbdCamera {
             data,
         });
         frame
+    }
+
+    /// Whether the depth camera's pixels are the colour camera's: same intrinsics (but the far
+    /// plane), same optical frame.
+    fn shares_depth_pixels(&self) -> bool {
+        let (d, c) = (&self.params.depth, &self.params.rgb);
+        let same_lens = (
+            d.ncols,
+            d.nrows,
+            d.cx,
+            d.cy,
+            d.fx,
+            d.fy,
+            d.clip_min,
+            d.distortion,
+        ) == (
+            c.ncols,
+            c.nrows,
+            c.cx,
+            c.cy,
+            c.fx,
+            c.fy,
+            c.clip_min,
+            c.distortion,
+        );
+        let depth_from_colour = body_from_optical().inverse() * self.body_from_colour;
+        same_lens
+            && d.clip_max <= c.clip_max
+            && depth_from_colour.abs_diff_eq(Affine3A::IDENTITY, 1e-6)
     }
 
     /// The depth image's points, coloured from `colour` when there is one.
@@ -185,28 +260,47 @@ impl RgbdCamera {
         let (w, _) = self.depth_lens.size();
         // depth optical -> colour optical.
         let colour_from_depth = self.body_from_colour.inverse() * body_from_optical();
-        let mut points = DepthPoints::default();
-        for (p, &units) in data.iter().enumerate() {
-            if units == 0 {
-                continue;
-            }
-            let z = (f64::from(units) * self.params.depth_resolution) as f32;
-            let dir = self.depth_lens.direction((p % w) as f64, (p / w) as f64);
-            let xyz: Vec3A = dir * z;
-            points.xyz.push(xyz.to_array());
-            points.instance.push(pixels.instance[p].max(0) as u32);
-            points.label.push(pixels.class[p]);
-            if let Some(c) = colour {
-                let seen = self
-                    .colour_lens
-                    .project(colour_from_depth.transform_point3a(xyz))
-                    .and_then(|uv| self.colour_lens.pixel_at(uv));
-                points.rgb.push(match seen {
-                    Some(q) => [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]],
-                    None => [0; 3],
+        // Per valid pixel: position, colour, instance, class (in parallel, in pixel order).
+        let per_pixel: Vec<([f32; 3], [u8; 3], u32, u16)> = data
+            .par_iter()
+            .enumerate()
+            .with_min_len(4096)
+            .filter(|(_, units)| **units != 0)
+            .map(|(p, &units)| {
+                let z = (f64::from(units) * self.params.depth_resolution) as f32;
+                let xyz: Vec3A = self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
+                let rgb = colour.map_or([0; 3], |c| {
+                    self.colour_lens
+                        .project(colour_from_depth.transform_point3a(xyz))
+                        .and_then(|uv| self.colour_lens.pixel_at(uv))
+                        .map_or([0; 3], |q| {
+                            [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
+                        })
                 });
+                (
+                    xyz.to_array(),
+                    rgb,
+                    pixels.instance[p].max(0) as u32,
+                    pixels.class[p],
+                )
+            })
+            .collect();
+        let mut points = DepthPoints::default();
+        for (xyz, rgb, instance, label) in per_pixel {
+            points.xyz.push(xyz);
+            if colour.is_some() {
+                points.rgb.push(rgb);
             }
+            points.instance.push(instance);
+            points.label.push(label);
         }
         points
+    }
+}
+
+/// Moves a colour pass's pixels into its frame.
+fn fill(frame: &mut Option<CameraFrame>, pixels: Option<crate::camera::Pixels>) {
+    if let (Some(c), Some(p)) = (frame, pixels) {
+        (c.rgb, c.depth, c.instance, c.class) = (p.rgb, p.depth, p.instance, p.class);
     }
 }

@@ -1,7 +1,7 @@
 //! Every sensor of a world, run after each simulation step against the scene of that step.
 
 use crate::SceneView;
-use crate::camera::{Camera, Lens, Lighting};
+use crate::camera::{Camera, Lens, Lighting, Visibility};
 use crate::flat::FlatStatics;
 use crate::gnss::{Gnss, GnssFix};
 use crate::imu::{Imu, ImuSample};
@@ -15,6 +15,7 @@ use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
+use rayon::prelude::*;
 
 /// What a sensor measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +157,7 @@ impl Rig {
                             sensor,
                             lens,
                             antialias: p.antialias,
+                            visibility: Visibility::default(),
                         },
                     )),
                     Err(e) => rig
@@ -200,6 +202,16 @@ impl Rig {
             .chain(rgbds)
             .map(|(pose, range)| (pose.translation.to_array(), range))
             .collect()
+    }
+
+    /// How every camera finds what its pixels see (rasterised by default).
+    pub fn set_camera_visibility(&mut self, visibility: Visibility) {
+        for (_, c) in &mut self.cameras {
+            c.visibility = visibility;
+        }
+        for (_, c) in &mut self.rgbds {
+            c.visibility = visibility;
+        }
     }
 
     /// The cameras and RGB-D cameras, as `vehicle/sensor` (or `world/sensor`) names.
@@ -277,20 +289,35 @@ impl Rig {
                 out.push(Observation::Imu(imu.sample(now)));
             }
         }
-        for (mount, camera) in &self.cameras {
-            if due.contains(&mount.sensor) {
-                let pose = mount.world_from_sensor(sim);
-                let frame = camera.render(view, &pose, &self.lighting, now);
-                out.push(Observation::Camera(frame));
-            }
-        }
-        for (mount, camera) in &mut self.rgbds {
-            if due.contains(&mount.sensor) {
-                let pose = mount.world_from_sensor(sim);
-                let frame = camera.capture(view, &pose, &self.lighting, now);
-                out.push(Observation::Rgbd(Box::new(frame)));
-            }
-        }
+        // Cameras due now render side by side (each is also parallel inside: together they keep
+        // every core busy through each one's sequential parts); each depends only on its own
+        // state, so the frames do not depend on the thread count.
+        let lighting = &self.lighting;
+        let (frames, rgbd_frames): (Vec<Observation>, Vec<Observation>) = rayon::join(
+            || {
+                self.cameras
+                    .par_iter()
+                    .filter(|(m, _)| due.contains(&m.sensor))
+                    .map(|(mount, camera)| {
+                        let pose = mount.world_from_sensor(sim);
+                        Observation::Camera(camera.render(view, &pose, lighting, now))
+                    })
+                    .collect()
+            },
+            || {
+                self.rgbds
+                    .par_iter_mut()
+                    .filter(|(m, _)| due.contains(&m.sensor))
+                    .map(|(mount, camera)| {
+                        let pose = mount.world_from_sensor(sim);
+                        let frame = camera.capture(view, &pose, lighting, now);
+                        Observation::Rgbd(Box::new(frame))
+                    })
+                    .collect()
+            },
+        );
+        out.extend(frames);
+        out.extend(rgbd_frames);
         for (mount, gnss) in &mut self.gnss {
             if due.contains(&mount.sensor) {
                 let (position, _) = mount.world_pose(sim);

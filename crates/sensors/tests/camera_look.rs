@@ -10,7 +10,7 @@ use common::load;
 use glam::Vec3A;
 use passerby_assets::{ModelLibrary, Resolver};
 use passerby_scene::{LiveScene, build_scene};
-use passerby_sensors::camera::CameraFrame;
+use passerby_sensors::camera::{CameraFrame, Visibility};
 use passerby_sensors::lidar::PointCloud;
 use passerby_sensors::rgbd::RgbdFrame;
 use passerby_sensors::{Observation, Rig, SceneView};
@@ -363,4 +363,84 @@ fn the_walking_walkers_box_holds_every_pixel_labelled_with_it() {
     }
     assert!(boxed > 20, "{boxed} frames with the walker");
     assert!(partly_hidden > 0, "the post hides part of it in some frame");
+}
+
+/// The first camera frame with primary visibility found `how`.
+fn camera_with(world: &World, how: Visibility, until: f64) -> CameraFrame {
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let mut live = LiveScene::new(build_scene(world, &mut library), world).unwrap();
+    let mut sim = Simulation::new(world).unwrap();
+    let mut rig = Rig::new(world, 0);
+    rig.set_camera_visibility(how);
+    let mut last = None;
+    while sim.time() < until - 1e-9 {
+        sim.step();
+        live.update(&sim).unwrap();
+        for o in rig.step(&sim, &SceneView { built: &live.built }) {
+            if let Observation::Camera(c) = o {
+                last = Some(c);
+            }
+        }
+    }
+    last.unwrap()
+}
+
+#[test]
+fn rasterised_and_ray_cast_frames_agree() {
+    // The walking Walker with a post, a floor, and a wall cut by the near plane.
+    let world = load(&format!(
+        r#"<element class="horizontal_plane"><x_min>-20</x_min><x_max>20</x_max>
+             <y_min>-20</y_min><y_max>20</y_max></element>
+           <actor name="walker"><init_pose>5 3 -90</init_pose>
+             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
+             <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk>
+             <animation_run>Run</animation_run>
+             <path loop="false"><waypoint>5 -3 -90</waypoint></path></actor>
+           <block name="post"><init_pose3d>3 -0.6 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.2" ly="0.4" lz="2"/></block>
+           <block name="slab"><init_pose3d>0.2 -3 0 0 0 -60</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.05" ly="2" lz="2"/></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 1 -90 0 -90</pose_3d>
+             <clip_min>0.3</clip_min><clip_max>30</clip_max>
+             <sensor_period>0.1</sensor_period><ncols>160</ncols><nrows>120</nrows>
+             <cx>79.5</cx><cy>59.5</cy><fx>80</fx><fy>80</fy></sensor>"#,
+        walker_glb().display()
+    ));
+    let raster = camera_with(&world, Visibility::Raster, 2.0);
+    let rays = camera_with(&world, Visibility::Rays, 2.0);
+    let n = 160 * 120;
+    let same = (0..n)
+        .filter(|&i| raster.instance[i] == rays.instance[i])
+        .count();
+    assert!(same as f64 > 0.995 * n as f64, "{same} of {n} pixels agree");
+    for i in (0..n).filter(|&i| raster.instance[i] == rays.instance[i] && rays.depth[i] > 0.0) {
+        let (a, b) = (raster.depth[i], rays.depth[i]);
+        assert!((a - b).abs() <= 1e-4 * b, "pixel {i}: {a} vs {b}");
+    }
+    let walker_pixels = raster.class.iter().filter(|&&c| c == 5).count();
+    assert!(walker_pixels > 100, "{walker_pixels}");
+    let differing_colour = (0..n)
+        .filter(|&i| (0..3).any(|k| raster.rgb[3 * i + k].abs_diff(rays.rgb[3 * i + k]) > 2))
+        .count();
+    assert!(
+        differing_colour as f64 <= 0.005 * n as f64,
+        "{differing_colour}"
+    );
+}
+
+#[test]
+fn rasterised_triangles_leave_no_cracks() {
+    // Inside a finely tessellated sphere, every pixel sees it.
+    let world = load(
+        r#"<block name="dome"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="sphere" radius="10" vertex_count="96"/></block>
+           <sensor class="camera" name="cam"><pose_3d>0.3 0.2 0.1 -80 10 -95</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>320</ncols><nrows>240</nrows>
+             <cx>159.5</cx><cy>119.5</cy><fx>100</fx><fy>100</fy></sensor>"#,
+    );
+    let f = camera_with(&world, Visibility::Raster, 0.1);
+    let holes = f.instance.iter().filter(|&&i| i == 0).count();
+    assert_eq!(holes, 0, "pixels seeing through the sphere");
 }

@@ -32,6 +32,10 @@ pub struct BenchArgs {
     /// against real time, instead of casting scans at the initial state.
     #[arg(long, value_name = "SECONDS")]
     pub simulate: Option<f64>,
+    /// How cameras find what their pixels see, with `--simulate`: `raster` (rasterised
+    /// triangles, the default) or `rays` (one ray per pixel).
+    #[arg(long, value_name = "HOW", default_value = "raster", value_parser = ["raster", "rays"])]
+    pub camera_visibility: String,
 }
 
 /// Runs the command.
@@ -69,6 +73,11 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             global.seed,
             seconds,
             args.json,
+            if args.camera_visibility == "rays" {
+                passerby_sensors::camera::Visibility::Rays
+            } else {
+                passerby_sensors::camera::Visibility::Raster
+            },
         );
     }
     let build_secs = started.elapsed().as_secs_f64();

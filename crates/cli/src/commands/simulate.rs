@@ -25,8 +25,10 @@ pub fn run(
     seed: u64,
     seconds: f64,
     json: bool,
+    visibility: passerby_sensors::camera::Visibility,
 ) -> anyhow::Result<ExitCode> {
     let mut run = Pipeline::new(world, built, seed)?;
+    run.rig.set_camera_visibility(visibility);
     for n in run.notices() {
         eprintln!("note: {n}");
     }

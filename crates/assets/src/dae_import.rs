@@ -13,9 +13,10 @@
 //! element is evaluated at the union of its node's key times, and the node's recomposed
 //! transform is decomposed into linear translation/rotation/scale keys. Without
 //! `<library_animation_clips>` all animations form one clip named after the top-level
-//! `<animation>` (or `animation` when there are several).
+//! `<animation>` (or `animation` when there are several). Materials: `dae_materials.rs`.
 
 use crate::AssetError;
+use crate::dae_materials::{self, MaterialGroups};
 use crate::model::*;
 use dae_parser::{
     Animation, ArrayElement, ControlElement, Controller, Document, Geometry, GeometryElement,
@@ -229,6 +230,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         warnings.push("<lookat> and <skew> transforms are ignored".into());
     }
 
+    let (materials, material_ids) = dae_materials::read(doc, &mut warnings);
     let mut meshes = Vec::new();
     let mut skins = Vec::new();
     let instances = b.instances.clone();
@@ -241,8 +243,9 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 ));
                 continue;
             };
-            if let Some(mesh) = read_mesh(geometry, node_index).map_err(&invalid)? {
-                meshes.push(mesh);
+            if let Some((mesh, groups)) = read_mesh(geometry, node_index).map_err(&invalid)? {
+                let bound = dae_materials::bindings(inst.data.bind_material.as_ref());
+                meshes.extend(dae_materials::split(mesh, &groups, &bound, &material_ids));
             }
         }
         for inst in &node.instance_controller {
@@ -266,7 +269,8 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                     skin.source.val
                 )));
             };
-            let Some(mut mesh) = read_mesh(geometry, node_index).map_err(&invalid)? else {
+            let Some((mut mesh, groups)) = read_mesh(geometry, node_index).map_err(&invalid)?
+            else {
                 continue;
             };
             let sources: HashMap<&str, &Source> = skin
@@ -378,7 +382,8 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 joints,
                 inverse_bind,
             });
-            meshes.push(mesh);
+            let bound = dae_materials::bindings(inst.data.bind_material.as_ref());
+            meshes.extend(dae_materials::split(mesh, &groups, &bound, &material_ids));
         }
     }
 
@@ -424,13 +429,14 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         meshes,
         skins,
         clips,
-        materials: Vec::new(),
+        materials,
         warnings,
     })
 }
 
 /// One mesh from a `<geometry>`: control-point vertices and fan-triangulated polygons.
-fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<Mesh>, String> {
+/// With the mesh, its primitives' material symbols and triangle ranges.
+fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<(Mesh, MaterialGroups)>, String> {
     let GeometryElement::Mesh(mesh) = &geometry.element else {
         return Ok(None);
     };
@@ -460,14 +466,21 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<Mesh>, String> {
         .map(|i| Vec3::from_slice(&data[offset + i * stride..offset + i * stride + 3]))
         .collect();
     let mut triangles = Vec::new();
+    let mut groups: MaterialGroups = Vec::new();
     for prim in &mesh.elements {
-        let (inputs, polygons): (&dae_parser::InputList, Vec<&[u32]>) = match prim {
+        let first = triangles.len();
+        let (inputs, polygons, material): (&dae_parser::InputList, Vec<&[u32]>, _) = match prim {
             Primitive::Triangles(t) => (
                 &t.inputs,
                 t.data.prim.as_deref().map(|p| vec![p]).unwrap_or_default(),
+                &t.material,
             ),
-            Primitive::PolyList(p) => (&p.inputs, vec![&p.data.prim[..]]),
-            Primitive::Polygons(p) => (&p.inputs, p.data.0.iter().map(|h| &h.verts[..]).collect()),
+            Primitive::PolyList(p) => (&p.inputs, vec![&p.data.prim[..]], &p.material),
+            Primitive::Polygons(p) => (
+                &p.inputs,
+                p.data.0.iter().map(|h| &h.verts[..]).collect(),
+                &p.material,
+            ),
             _ => continue,
         };
         let stride = inputs
@@ -531,13 +544,14 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<Mesh>, String> {
                 }
             }
         }
+        groups.push((material.clone(), first..triangles.len()));
     }
     let name = geometry
         .name
         .clone()
         .or(geometry.id.clone())
         .unwrap_or_else(|| "mesh".into());
-    Ok(Some(Mesh {
+    let mesh = Mesh {
         name,
         node,
         positions,
@@ -546,7 +560,8 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<Mesh>, String> {
         triangles,
         material: None,
         skin: None,
-    }))
+    };
+    Ok(Some((mesh, groups)))
 }
 
 /// An animated transform element: key times and values (16 for a matrix, 1 for an angle, …).

@@ -20,6 +20,7 @@
 
 mod anim;
 mod dae_import;
+mod dae_materials;
 mod fbx_import;
 mod gltf_import;
 mod library;

@@ -148,7 +148,8 @@ fn every_mirrored_model_loads() {
 const EXPECTED: &[&str] = &[
     "TropicPalmTree.zip/TropicPalmTree/free_palm.dae: 1477 vertices, 1836 triangles",
     "chair_x3.dae: 1410 vertices, 2748 triangles",
-    "greenhouse.zip/greenhouse/tomato_plant_240cm.dae: 1839 vertices, 3243 triangles",
+    // 113 vertices on seams between its materials count once per material.
+    "greenhouse.zip/greenhouse/tomato_plant_240cm.dae: 1952 vertices, 3243 triangles",
     "greenhouse.zip/greenhouse/pole_009.stl: 26 vertices, 48 triangles",
     "greenhouse.zip/greenhouse/pole_004.stl: 26 vertices, 48 triangles",
     "greenhouse.zip/greenhouse/pole_tilted_he120e.stl: 56 vertices, 108 triangles",

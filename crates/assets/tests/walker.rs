@@ -298,7 +298,8 @@ fn gltf_samples_load_with_pinned_counts() {
     // Static models of the MVSim worlds: (file, meshes, vertices, triangles, metres per unit).
     for (file, meshes, vertices, triangles, unit) in [
         ("assets/mvsim-models/chair_x3.dae", 1, 1410, 2748, 0.01),
-        ("assets/mvsim-models/metal-stairs.dae", 1, 4928, 9888, 1.0),
+        // One mesh per material: the stairs have eight.
+        ("assets/mvsim-models/metal-stairs.dae", 8, 4928, 9888, 1.0),
         ("assets/mvsim-models/tote.dae", 1, 2484, 4972, 1.0),
         ("worlds/mvsim/models/hokuyo_utm30.dae", 2, 5180, 8844, 1.0),
         ("worlds/mvsim/models/simple_camera.dae", 2, 41, 74, 1.0),

@@ -365,3 +365,26 @@ fn render_writes_one_instant_of_a_camera_and_names_the_cameras_on_a_typo() {
         text(&out.stderr)
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_a_clear_error_not_a_panic() {
+    // Every write to /dev/full fails as on a full disk.
+    let out = passerby(&[
+        "run",
+        "examples/sensor_rig.world.xml",
+        "--duration",
+        "0.5",
+        "--out",
+        "/dev/full",
+        "-q",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot write /dev/full: ")
+            && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -154,6 +154,15 @@ pub fn depth_points(points: &DepthPoints, coloured: bool, nanos: u64, frame: &st
     c.finish()
 }
 
+/// Values as little-endian bytes, back to back.
+fn le_bytes<T: Copy, const N: usize>(values: &[T], to_bytes: fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * N);
+    for &v in values {
+        out.extend_from_slice(&to_bytes(v));
+    }
+    out
+}
+
 impl Recorder {
     /// The class name of a box's actor.
     fn box_class(&self, b: &ActorBox) -> String {
@@ -179,7 +188,7 @@ impl Recorder {
             &format!("{topic}/image_raw"),
             &ros::IMAGE,
             now,
-            &data,
+            data,
             pixels,
         )?;
         let data = camera_info(nanos, optical, &c.intrinsics);
@@ -187,20 +196,20 @@ impl Recorder {
             &format!("{topic}/camera_info"),
             &ros::CAMERA_INFO,
             now,
-            &data,
+            data,
             1,
         )?;
-        let ids: Vec<u8> = c.instance.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let ids = le_bytes(&c.instance, i32::to_le_bytes);
         let data = ros::image(nanos, optical, size, "32SC1", 4, &ids);
         let instance_topic = format!("{topic}/labels/instance");
-        self.write(&instance_topic, &ros::IMAGE, now, &data, pixels)?;
-        let classes: Vec<u8> = c.class.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.write(&instance_topic, &ros::IMAGE, now, data, pixels)?;
+        let classes = le_bytes(&c.class, u16::to_le_bytes);
         let data = ros::image(nanos, optical, size, "16UC1", 2, &classes);
         self.write(
             &format!("{topic}/labels/class"),
             &ros::IMAGE,
             now,
-            &data,
+            data,
             pixels,
         )?;
         let data = boxes(nanos, optical, &c.boxes, &|b| self.box_class(b));
@@ -208,7 +217,7 @@ impl Recorder {
             &format!("{topic}/labels/boxes"),
             &DETECTION2D_ARRAY,
             now,
-            &data,
+            data,
             c.boxes.len() as u64,
         )
     }
@@ -244,14 +253,14 @@ impl Recorder {
         if publish_depth {
             let i = &depth.intrinsics;
             let size = (i.ncols, i.nrows);
-            let bytes: Vec<u8> = depth.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let bytes = le_bytes(&depth.data, u16::to_le_bytes);
             let data = ros::image(nanos, &optical, size, "16UC1", 2, &bytes);
             let pixels = u64::from(size.0) * u64::from(size.1);
             self.write(
                 &format!("{topic}_depth/image_raw"),
                 &ros::IMAGE,
                 now,
-                &data,
+                data,
                 pixels,
             )?;
             let data = camera_info(nanos, &optical, i);
@@ -259,7 +268,7 @@ impl Recorder {
                 &format!("{topic}_depth/camera_info"),
                 &ros::CAMERA_INFO,
                 now,
-                &data,
+                data,
                 1,
             )?;
         }
@@ -268,7 +277,7 @@ impl Recorder {
             &format!("{topic}_points"),
             &ros::POINT_CLOUD2,
             now,
-            &data,
+            data,
             f.points.xyz.len() as u64,
         )
     }

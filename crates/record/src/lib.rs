@@ -39,7 +39,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// The file could not be created or written (a full disk lands here).
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Io {
         /// The recording.
         path: PathBuf,
@@ -47,7 +47,7 @@ pub enum RecordError {
         source: std::io::Error,
     },
     /// The MCAP writer failed.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Mcap {
         /// The recording.
         path: PathBuf,
@@ -211,14 +211,14 @@ impl Recorder {
         topic: &str,
         ty: &MsgType,
         log_seconds: f64,
-        data: &[u8],
+        data: Vec<u8>,
         points: u64,
     ) -> Result<(), RecordError> {
         let job = Job::Message {
             topic: topic.to_owned(),
             ty: *ty,
             time: self.nanos(log_seconds),
-            data: data.to_vec(),
+            data,
         };
         self.send(job)?;
         let count = self.counts.entry(topic.to_owned()).or_default();
@@ -284,9 +284,9 @@ impl Recorder {
                 mounts.push(("map".into(), format!("{}/odom", v.name), identity));
             }
             let data = ros::tf_message(self.nanos(0.0), &mounts);
-            self.write("/tf_static", &ros::TF, now, &data, mounts.len() as u64)?;
+            self.write("/tf_static", &ros::TF, now, data, mounts.len() as u64)?;
         }
-        self.write("/clock", &ros::CLOCK, now, &ros::clock(nanos), 1)?;
+        self.write("/clock", &ros::CLOCK, now, ros::clock(nanos), 1)?;
         let mut tf: Vec<(String, String, Transform)> = Vec::new();
         for v in sim.vehicles() {
             tf.push((
@@ -304,7 +304,7 @@ impl Recorder {
         }
         if !tf.is_empty() {
             let data = ros::tf_message(nanos, &tf);
-            self.write("/tf", &ros::TF, now, &data, tf.len() as u64)?;
+            self.write("/tf", &ros::TF, now, data, tf.len() as u64)?;
         }
         for v in sim.vehicles() {
             let t = transform_of(&v.pose);
@@ -317,7 +317,7 @@ impl Recorder {
                 t.rotation,
                 [vx, vy, 0.0, 0.0, 0.0, w],
             );
-            self.write(&format!("/{}/odom", v.name), &ros::ODOMETRY, now, &data, 1)?;
+            self.write(&format!("/{}/odom", v.name), &ros::ODOMETRY, now, data, 1)?;
         }
         for v in sim.vehicles() {
             let data = truth::boolean(sim.is_touched(&v.name));
@@ -325,7 +325,7 @@ impl Recorder {
                 &format!("/{}/collision", v.name),
                 &truth::BOOL,
                 now,
-                &data,
+                data,
                 1,
             )?;
         }
@@ -339,7 +339,7 @@ impl Recorder {
                 "/ground_truth/actors",
                 &truth::DETECTION3D_ARRAY,
                 now,
-                &data,
+                data,
                 n,
             )?;
             let data = truth::markers(nanos, actors, &info, skeletons);
@@ -347,7 +347,7 @@ impl Recorder {
                 "/ground_truth/actor_markers",
                 &truth::MARKER_ARRAY,
                 now,
-                &data,
+                data,
                 n,
             )?;
             let data = truth::actor_states(nanos, actors, &ids);
@@ -355,7 +355,7 @@ impl Recorder {
                 "/ground_truth/actor_states",
                 &truth::ACTOR_STATE_ARRAY,
                 now,
-                &data,
+                data,
                 n,
             )?;
         }
@@ -366,7 +366,7 @@ impl Recorder {
                 "/ground_truth/contacts",
                 &truth::CONTACT_ARRAY,
                 now,
-                &data,
+                data,
                 n,
             )?;
         }
@@ -396,7 +396,7 @@ impl Recorder {
                     &format!("{topic}_points"),
                     &ros::POINT_CLOUD2,
                     now,
-                    &data,
+                    data,
                     points,
                 )
             }
@@ -404,17 +404,17 @@ impl Recorder {
                 let (topic, frame, period) = self.topic_and_frame(&s.sensor);
                 let data = encode::laser_scan(s, self.nanos(s.stamp), &frame, period);
                 let points = s.ranges.len() as u64;
-                self.write(&topic, &ros::LASER_SCAN, now, &data, points)
+                self.write(&topic, &ros::LASER_SCAN, now, data, points)
             }
             Observation::Imu(s) => {
                 let (topic, frame, _) = self.topic_and_frame(&s.sensor);
                 let data = encode::imu(s, self.nanos(s.stamp), &frame);
-                self.write(&topic, &ros::IMU, now, &data, 1)
+                self.write(&topic, &ros::IMU, now, data, 1)
             }
             Observation::Gnss(f) => {
                 let (topic, frame, _) = self.topic_and_frame(&f.sensor);
                 let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
-                self.write(&topic, &ros::NAV_SAT_FIX, now, &data, 1)
+                self.write(&topic, &ros::NAV_SAT_FIX, now, data, 1)
             }
             Observation::Camera(c) => self.camera(c, now),
             Observation::Rgbd(f) => self.rgbd(f, now),
@@ -432,10 +432,16 @@ impl Recorder {
         self.sender = None;
         match self.writer.take().map(|h| h.join()) {
             Some(Ok(result)) => result?,
-            _ => {
+            Some(Err(_)) => {
                 return Err(RecordError::Io {
                     path: self.path.clone(),
                     source: std::io::Error::other("the MCAP writer thread panicked"),
+                });
+            }
+            None => {
+                return Err(RecordError::Io {
+                    path: self.path.clone(),
+                    source: std::io::Error::other("writing stopped at an earlier error"),
                 });
             }
         }
@@ -463,12 +469,28 @@ enum Job {
 /// The writer thread: writes jobs in the order they come (so files do not depend on timing),
 /// then the summary when the queue closes.
 fn write_jobs(
-    mut writer: mcap::Writer<BufWriter<File>>,
+    writer: mcap::Writer<BufWriter<File>>,
     jobs: Receiver<Job>,
     path: PathBuf,
 ) -> Result<(), RecordError> {
+    // The mcap writer finishes the file when dropped and panics if that fails (a full disk):
+    // after an error it is let go without finishing, and the error is reported instead.
+    let mut writer = std::mem::ManuallyDrop::new(writer);
+    let result = write_all(&mut writer, jobs, &path);
+    if result.is_ok() {
+        drop(std::mem::ManuallyDrop::into_inner(writer));
+    }
+    result
+}
+
+/// Writes every job, then finishes the file.
+fn write_all(
+    writer: &mut mcap::Writer<BufWriter<File>>,
+    jobs: Receiver<Job>,
+    path: &Path,
+) -> Result<(), RecordError> {
     let err = |source| RecordError::Mcap {
-        path: path.clone(),
+        path: path.to_owned(),
         source,
     };
     let mut schemas: HashMap<&'static str, u16> = HashMap::new();

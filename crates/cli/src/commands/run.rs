@@ -208,12 +208,14 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    // Whatever happened, finish the file so that it stays readable.
+    // Whatever happened, finish the file so that it stays readable; the loop's own error (a
+    // full disk, say) is the one to report.
     let simulated = pipeline.sim.time();
-    let counts = recorder.finish()?;
-    if let Some(d) = dumper {
-        d.finish()?;
-    }
+    let finished = recorder.finish();
+    let dumped = dumper.map(|d| d.finish()).transpose();
+    result?;
+    let counts = finished?;
+    dumped?;
     let wall = started.elapsed().as_secs_f64();
     if !global.quiet {
         let size = std::fs::metadata(&out).map_or(0, |m| m.len());
@@ -227,7 +229,6 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             println!("  {topic}: {} messages, {} points", c.messages, c.points);
         }
     }
-    result?;
     if interrupted.load(Ordering::SeqCst) {
         eprintln!("interrupted: the recording holds the first {simulated:.2} s");
         return Ok(ExitCode::from(130));

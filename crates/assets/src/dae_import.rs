@@ -230,7 +230,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         warnings.push("<lookat> and <skew> transforms are ignored".into());
     }
 
-    let (materials, material_ids) = dae_materials::read(doc, &mut warnings);
+    let (materials, material_ids) = dae_materials::read(doc, path, &mut warnings);
     let mut meshes = Vec::new();
     let mut skins = Vec::new();
     let instances = b.instances.clone();
@@ -243,7 +243,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 ));
                 continue;
             };
-            if let Some((mesh, groups)) = read_mesh(geometry, node_index).map_err(&invalid)? {
+            if let Some((mesh, groups, _)) = read_mesh(geometry, node_index).map_err(&invalid)? {
                 let bound = dae_materials::bindings(inst.data.bind_material.as_ref());
                 meshes.extend(dae_materials::split(mesh, &groups, &bound, &material_ids));
             }
@@ -269,7 +269,8 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                     skin.source.val
                 )));
             };
-            let Some((mut mesh, groups)) = read_mesh(geometry, node_index).map_err(&invalid)?
+            let Some((mut mesh, groups, control_points)) =
+                read_mesh(geometry, node_index).map_err(&invalid)?
             else {
                 continue;
             };
@@ -343,7 +344,9 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 .and_then(floats)
                 .ok_or_else(|| invalid("skin weights are not a float_array".into()))?;
             let weight_offset = weight_input.offset as usize;
-            let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); mesh.positions.len()];
+            // Weights are per control point, then copied to each vertex made from it.
+            let control_count = control_points.iter().max().map_or(0, |&c| c as usize + 1);
+            let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); control_count];
             let mut at = 0usize;
             for (v, &n) in vw.vcount.iter().enumerate() {
                 for _ in 0..n {
@@ -364,6 +367,10 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                     }
                 }
             }
+            let influences = control_points
+                .iter()
+                .map(|&c| influences[c as usize].clone())
+                .collect();
             let (vj, vw_, fixed) = crate::gltf_import::top_four(influences);
             if fixed > 0 {
                 warnings.push(format!("mesh `{}`: {fixed} vertices had weights not summing to 1 or more than 4 influences; renormalized", mesh.name));
@@ -435,8 +442,13 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
 }
 
 /// One mesh from a `<geometry>`: control-point vertices and fan-triangulated polygons.
-/// With the mesh, its primitives' material symbols and triangle ranges.
-fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<(Mesh, MaterialGroups)>, String> {
+/// With the mesh, its primitives' material symbols and triangle ranges, and per vertex its
+/// control point (`POSITION` entry). Without texture coordinates each control point is one
+/// vertex; with them, each distinct (control point, texture coordinate) pair is.
+fn read_mesh(
+    geometry: &Geometry,
+    node: usize,
+) -> Result<Option<(Mesh, MaterialGroups, Vec<u32>)>, String> {
     let GeometryElement::Mesh(mesh) = &geometry.element else {
         return Ok(None);
     };
@@ -467,6 +479,8 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<(Mesh, MaterialG
         .collect();
     let mut triangles = Vec::new();
     let mut groups: MaterialGroups = Vec::new();
+    // Vertices by (control point, texture coordinate index); u32::MAX: no coordinate.
+    let mut corners = Corners::new(positions.len());
     for prim in &mesh.elements {
         let first = triangles.len();
         let (inputs, polygons, material): (&dae_parser::InputList, Vec<&[u32]>, _) = match prim {
@@ -495,18 +509,43 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<(Mesh, MaterialG
             .iter()
             .find(|i| i.input.semantic == Semantic::Vertex)
             .map_or(0, |i| i.offset as usize);
-        let vertex = |p: &[u32], k: usize| -> Result<u32, String> {
+        // The first texture coordinate set (the lowest `set`).
+        let texcoord = inputs
+            .inputs
+            .iter()
+            .filter(|i| i.input.semantic == Semantic::TexCoord)
+            .min_by_key(|i| i.set.unwrap_or(0))
+            .and_then(|i| {
+                let source = url_id(&i.input.source).and_then(|id| sources.get(id))?;
+                let data = floats(source)?;
+                let a = &source.accessor;
+                Some((i.offset as usize, data, a.offset, a.stride.max(2), a.count))
+            });
+        let mut vertex = |p: &[u32], k: usize| -> Result<u32, String> {
             let v = *p
                 .get(k * stride + vertex_offset)
                 .ok_or("primitive index list too short")?;
-            if (v as usize) < positions.len() {
-                Ok(v)
-            } else {
-                Err(format!(
+            if v as usize >= positions.len() {
+                return Err(format!(
                     "vertex index {v} out of {} positions",
                     positions.len()
-                ))
+                ));
             }
+            let uv = match texcoord {
+                Some((offset, data, first, step, count)) => {
+                    let t = *p
+                        .get(k * stride + offset)
+                        .ok_or("primitive index list too short")?;
+                    let at = first + t as usize * step;
+                    if t as usize >= count || at + 2 > data.len() {
+                        return Err(format!("texture coordinate index {t} out of {count}"));
+                    }
+                    // Collada's t grows upwards from the image's bottom; ours from its top.
+                    Some((t, glam::Vec2::new(data[at], 1.0 - data[at + 1])))
+                }
+                None => None,
+            };
+            Ok(corners.vertex(v, uv))
         };
         match prim {
             Primitive::Triangles(_) => {
@@ -551,17 +590,78 @@ fn read_mesh(geometry: &Geometry, node: usize) -> Result<Option<(Mesh, MaterialG
         .clone()
         .or(geometry.id.clone())
         .unwrap_or_else(|| "mesh".into());
+    let (control_points, uvs) = corners.finish();
     let mesh = Mesh {
         name,
         node,
-        positions,
+        positions: control_points
+            .iter()
+            .map(|&c| positions[c as usize])
+            .collect(),
         normals: Vec::new(),
-        uvs: Vec::new(),
+        uvs,
         triangles,
         material: None,
         skin: None,
     };
-    Ok(Some((mesh, groups)))
+    Ok(Some((mesh, groups, control_points)))
+}
+
+/// Mesh vertices as distinct (control point, texture coordinate) pairs, in order of first use
+/// after the control points themselves (so a mesh without texture coordinates keeps them as
+/// they are).
+struct Corners {
+    /// Per vertex: its control point and texture coordinate.
+    vertices: Vec<(u32, glam::Vec2)>,
+    /// The texture coordinate vertex `c` (control point `c`) took first, as bits.
+    claimed: Vec<Option<[u32; 2]>>,
+    /// Further vertices by control point and texture coordinate (equal values share one).
+    by_pair: HashMap<(u32, [u32; 2]), u32>,
+    any_uv: bool,
+}
+
+impl Corners {
+    fn new(control_points: usize) -> Corners {
+        Corners {
+            vertices: (0..control_points as u32)
+                .map(|c| (c, glam::Vec2::ZERO))
+                .collect(),
+            claimed: vec![None; control_points],
+            by_pair: HashMap::new(),
+            any_uv: false,
+        }
+    }
+
+    /// The vertex of control point `c` with texture coordinate `uv` (its index and value).
+    fn vertex(&mut self, c: u32, uv: Option<(u32, glam::Vec2)>) -> u32 {
+        let Some((_, value)) = uv else {
+            return c;
+        };
+        let t = [value.x.to_bits(), value.y.to_bits()];
+        self.any_uv = true;
+        match self.claimed[c as usize] {
+            None => {
+                self.claimed[c as usize] = Some(t);
+                self.vertices[c as usize].1 = value;
+                c
+            }
+            Some(first) if first == t => c,
+            Some(_) => *self.by_pair.entry((c, t)).or_insert_with(|| {
+                self.vertices.push((c, value));
+                (self.vertices.len() - 1) as u32
+            }),
+        }
+    }
+
+    /// Per vertex its control point, and the texture coordinates (empty without any).
+    fn finish(self) -> (Vec<u32>, Vec<glam::Vec2>) {
+        let uvs = if self.any_uv {
+            self.vertices.iter().map(|v| v.1).collect()
+        } else {
+            Vec::new()
+        };
+        (self.vertices.into_iter().map(|v| v.0).collect(), uvs)
+    }
 }
 
 /// An animated transform element: key times and values (16 for a matrix, 1 for an angle, …).

@@ -4,37 +4,83 @@
 //! mesh whose primitives use several materials becomes one mesh per material, each with only
 //! the vertices it uses (skin weights kept), since a [`Mesh`] has one material.
 //!
-//! Not read: diffuse textures (the importer keeps no texture coordinates yet); such materials
-//! are white, with a warning.
+//! A diffuse `<texture>` names a `sampler2D` parameter (whose `<source>` names a `surface`
+//! parameter initialised from an `<image>`), or directly an `<image>` id as many exporters
+//! write; the image file is read relative to the model file and decoded (PNG or JPEG).
 
-use crate::model::{Material, Mesh, SkinBinding};
-use dae_parser::{BindMaterial, ColorParam, Document, Effect, Profile, Shader};
+use crate::model::{Material, Mesh, SkinBinding, Texture};
+use dae_parser::{
+    BindMaterial, ColorParam, Document, Effect, Image, ImageParam, ImageSource, NewParam,
+    ParamType, Profile, Shader, SurfaceInit,
+};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::path::Path;
 
 /// Per primitive of a mesh: its material symbol and its triangles.
 pub type MaterialGroups = Vec<(Option<String>, Range<usize>)>;
 
-/// Every material of the document, and their indices by id.
-pub fn read(doc: &Document, warnings: &mut Vec<String>) -> (Vec<Material>, HashMap<String, usize>) {
+/// Every material of the document (textures read relative to `model_path`), and their
+/// indices by id.
+pub fn read(
+    doc: &Document,
+    model_path: &Path,
+    warnings: &mut Vec<String>,
+) -> (Vec<Material>, HashMap<String, usize>) {
+    let images: HashMap<&str, &Image> = doc
+        .iter::<Image>()
+        .filter_map(|i| Some((i.id.as_deref()?, i)))
+        .collect();
+    let dir = model_path.parent().unwrap_or(Path::new(""));
     let effects: HashMap<&str, &Effect> =
         doc.iter::<Effect>().map(|e| (e.id.as_str(), e)).collect();
     let mut materials = Vec::new();
     let mut ids = HashMap::new();
-    let mut textured = 0;
+    let mut missing = 0;
     for m in doc.iter::<dae_parser::Material>() {
         let effect = url_fragment(&m.instance_effect.url.to_string())
             .and_then(|id| effects.get(id).copied());
-        let diffuse = effect.and_then(|e| {
+        let common = effect.and_then(|e| {
             e.profile.iter().find_map(|p| match p {
-                Profile::Common(c) => c.technique.data.shaders.first(),
+                Profile::Common(c) => Some(c),
                 _ => None,
             })
         });
+        let diffuse = common.and_then(|c| c.technique.data.shaders.first());
+        let mut texture = None;
         let colour = match diffuse.and_then(diffuse_of) {
             Some(ColorParam::Color(c)) => **c,
-            Some(ColorParam::Texture(_)) => {
-                textured += 1;
+            Some(ColorParam::Texture(t)) => {
+                // Parameters of the technique, the profile and the effect, nearest first.
+                let params: Vec<&NewParam> = common
+                    .map(|c| {
+                        let technique =
+                            c.technique.data.image_param.iter().filter_map(|p| match p {
+                                ImageParam::NewParam(n) => Some(n),
+                                ImageParam::Image(_) => None,
+                            });
+                        technique.chain(c.new_param.iter()).collect()
+                    })
+                    .unwrap_or_default();
+                let params: Vec<&NewParam> = params
+                    .into_iter()
+                    .chain(effect.into_iter().flat_map(|e| e.new_param.iter()))
+                    .collect();
+                let file = image_of(&t.texture, &params, &images).and_then(|i| match &i.source {
+                    ImageSource::InitFrom(url) => Some(url.to_string()),
+                    ImageSource::Data(_) => None,
+                });
+                match file {
+                    Some(file) => {
+                        let file = file.strip_prefix("file://").unwrap_or(&file).to_owned();
+                        let full = dir.join(&file);
+                        let bytes = std::fs::read(&full).map_err(|e| e.to_string());
+                        let found =
+                            Texture::from_bytes(full.display().to_string(), bytes, warnings);
+                        texture = Some(found);
+                    }
+                    None => missing += 1,
+                }
                 [1.0; 4]
             }
             _ => [0.8, 0.8, 0.8, 1.0],
@@ -45,15 +91,34 @@ pub fn read(doc: &Document, warnings: &mut Vec<String>) -> (Vec<Material>, HashM
         materials.push(Material {
             name: m.name.clone().or(m.id.clone()).unwrap_or_default(),
             base_color: colour,
-            texture: None,
+            texture,
         });
     }
-    if textured > 0 {
+    if missing > 0 {
         warnings.push(format!(
-            "{textured} Collada material(s) with a diffuse texture are drawn white (Collada textures are not read yet)"
+            "{missing} Collada material(s) name a diffuse texture whose image file was not found in the file; drawn white"
         ));
     }
     (materials, ids)
+}
+
+/// The image a `<texture texture="…">` means: through a `sampler2D` and its `surface`
+/// parameters, or an image id directly.
+fn image_of<'d>(
+    name: &str,
+    params: &[&'d NewParam],
+    images: &HashMap<&str, &'d Image>,
+) -> Option<&'d Image> {
+    let param = |sid: &str| params.iter().find(|p| p.sid == sid);
+    if let Some(p) = param(name)
+        && let ParamType::Sampler2D(sampler) = &p.ty
+        && let Some(surface) = param(&sampler.source.val)
+        && let ParamType::Surface(surface) = &surface.ty
+        && let SurfaceInit::From { image, .. } = &surface.init
+    {
+        return images.get(image.val.as_str()).copied();
+    }
+    images.get(name).copied()
 }
 
 fn diffuse_of(shader: &Shader) -> Option<&ColorParam> {

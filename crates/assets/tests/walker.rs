@@ -250,11 +250,12 @@ fn gltf_samples_load_with_pinned_counts() {
             1,
             0.8333333,
         ),
-        // Collada: vertices are POSITION entries (control points); one clip per file.
+        // Collada: vertices are POSITION entries (control points), one more for each further
+        // texture coordinate a control point takes; one clip per file.
         ("characters/Walker.dae", 532, 1040, 13, &[11], 1, 1.0),
         (
             "samples/collada/box_nested_animation.dae",
-            8,
+            20,
             12,
             3,
             &[1],
@@ -297,14 +298,14 @@ fn gltf_samples_load_with_pinned_counts() {
     );
     // Static models of the MVSim worlds: (file, meshes, vertices, triangles, metres per unit).
     for (file, meshes, vertices, triangles, unit) in [
-        ("assets/mvsim-models/chair_x3.dae", 1, 1410, 2748, 0.01),
+        ("assets/mvsim-models/chair_x3.dae", 1, 2221, 2748, 0.01),
         // One mesh per material: the stairs have eight.
-        ("assets/mvsim-models/metal-stairs.dae", 8, 4928, 9888, 1.0),
+        ("assets/mvsim-models/metal-stairs.dae", 8, 8601, 9888, 1.0),
         ("assets/mvsim-models/tote.dae", 1, 2484, 4972, 1.0),
         ("worlds/mvsim/models/hokuyo_utm30.dae", 2, 5180, 8844, 1.0),
-        ("worlds/mvsim/models/simple_camera.dae", 2, 41, 74, 1.0),
-        ("worlds/mvsim/models/simple_imu.dae", 1, 8, 12, 1.0),
-        ("worlds/mvsim/models/velodyne-vlp16.dae", 4, 256, 496, 1.0),
+        ("worlds/mvsim/models/simple_camera.dae", 2, 79, 74, 1.0),
+        ("worlds/mvsim/models/simple_imu.dae", 1, 14, 12, 1.0),
+        ("worlds/mvsim/models/velodyne-vlp16.dae", 4, 520, 496, 1.0),
         (
             "worlds/mvsim/models/jackal_description/jackal-wheel.dae",
             1,

@@ -252,16 +252,18 @@ fn model_inspect_reads_archive_members_and_cached_urls() {
         "../shared/assets/mvsim-models/pallet.zip/pallet/pallet.dae",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // Split by its two materials, which keep the colours their effects give.
+    // Split by its two materials, which keep the colours their effects give; vertices split
+    // by texture coordinate; the wood is textured.
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("meshes: 2 (2413 vertices, 4572 triangles)"),
+        stdout.contains("meshes: 2 (7060 vertices, 4572 triangles)"),
         "{stdout}"
     );
     assert!(
         stdout.contains("M_0136_Charcoal: base colour [0.137255, 0.137255, 0.137255, 1.0]"),
         "{stdout}"
     );
+    assert!(stdout.contains("Bois_palette.jpg (256x286 px)"), "{stdout}");
     let url = "https://mrpt.github.io/mvsim-models/greenhouse.zip/greenhouse/pole_009.stl";
     let out = passerby(&[
         "--asset-cache",

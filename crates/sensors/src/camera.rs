@@ -1,5 +1,7 @@
-//! `camera`: a pinhole camera (optionally with Brown-Conrady lens distortion) rendered by
-//! casting one ray per pixel, with per-pixel depth, labels and 2D boxes of actors.
+//! `camera`: a pinhole camera (optionally with Brown-Conrady lens distortion), with per-pixel
+//! depth, labels and 2D boxes of actors. What each pixel centre sees first is found by
+//! rasterising the scene ([`crate::raster`], the default) or, for a distorted lens, by casting
+//! a ray through it ([`Visibility`]); colour samples, shadows and anti-aliasing are rays.
 //!
 //! Frames: `pose_3d` is the optical frame, +Z forward, +X right, +Y down (MVSim's reading; the
 //! shipped `camera.sensor.xml` turns it to look along the robot's +X). Pixel `(u, v)` is centred

@@ -6,27 +6,29 @@
 //!
 //! Nodes: every `<node>` of the instantiated visual scene; the rest transform is the product of
 //! its transform elements in document order. Meshes: one per `<instance_geometry>` or
-//! `<instance_controller>`, with one vertex per `POSITION` entry (control points, so skin
-//! weights apply directly) and polygons fan-triangulated. Skins: `bind_shape_matrix` is
+//! `<instance_controller>` and material, with a vertex per `POSITION` entry (control point) and
+//! texture coordinate, skin weights read per control point, polygons fan-triangulated. Skins: `bind_shape_matrix` is
 //! applied to the vertices at import; joints are resolved by `sid` (then id, then name).
 //! Animations: every channel (nested `<animation>`s included) that targets a node's transform
 //! element is evaluated at the union of its node's key times, and the node's recomposed
 //! transform is decomposed into linear translation/rotation/scale keys. Without
 //! `<library_animation_clips>` all animations form one clip named after the top-level
-//! `<animation>` (or `animation` when there are several). Materials: `dae_materials.rs`.
+//! `<animation>` (or `animation` when there are several). Meshes: `dae_mesh.rs`; materials:
+//! `dae_materials.rs`.
 
 use crate::AssetError;
-use crate::dae_materials::{self, MaterialGroups};
+use crate::dae_materials;
+use crate::dae_mesh::read_mesh;
 use crate::model::*;
 use dae_parser::{
-    Animation, ArrayElement, ControlElement, Controller, Document, Geometry, GeometryElement,
-    Primitive, Semantic, Source, Transform, Url, VisualScene,
+    Animation, ArrayElement, ControlElement, Controller, Document, Geometry, Semantic, Source,
+    Transform, Url, VisualScene,
 };
 use glam::{Mat4, Quat, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
 
-fn url_id(url: &Url) -> Option<&str> {
+pub(crate) fn url_id(url: &Url) -> Option<&str> {
     match url {
         Url::Fragment(s) => Some(s.as_str()),
         Url::Other(s) => s.strip_prefix('#'),
@@ -40,7 +42,7 @@ fn row_major(m: &[f32]) -> Mat4 {
     Mat4::from_cols_array(&a).transpose()
 }
 
-fn floats(source: &Source) -> Option<&[f32]> {
+pub(crate) fn floats(source: &Source) -> Option<&[f32]> {
     match source.array.as_ref()? {
         ArrayElement::Float(f) => Some(&f.val),
         _ => None,
@@ -439,229 +441,6 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         materials,
         warnings,
     })
-}
-
-/// One mesh from a `<geometry>`: control-point vertices and fan-triangulated polygons.
-/// With the mesh, its primitives' material symbols and triangle ranges, and per vertex its
-/// control point (`POSITION` entry). Without texture coordinates each control point is one
-/// vertex; with them, each distinct (control point, texture coordinate) pair is.
-fn read_mesh(
-    geometry: &Geometry,
-    node: usize,
-) -> Result<Option<(Mesh, MaterialGroups, Vec<u32>)>, String> {
-    let GeometryElement::Mesh(mesh) = &geometry.element else {
-        return Ok(None);
-    };
-    let sources: HashMap<&str, &Source> = mesh
-        .sources
-        .iter()
-        .filter_map(|s| Some((s.id.as_deref()?, s)))
-        .collect();
-    let vertices = mesh.vertices.as_ref().ok_or("mesh without <vertices>")?;
-    let position_input = vertices
-        .inputs
-        .get(vertices.position)
-        .ok_or("<vertices> without POSITION")?;
-    let position_source = url_id(&position_input.source)
-        .and_then(|id| sources.get(id))
-        .ok_or("POSITION source not found")?;
-    let data = floats(position_source).ok_or("POSITION is not a float_array")?;
-    let stride = position_source.accessor.stride.max(3);
-    let offset = position_source.accessor.offset;
-    let count = position_source.accessor.count;
-    if offset + count.saturating_sub(1) * stride + 3 > data.len() && count > 0 {
-        return Err(format!(
-            "POSITION accessor reads past its array ({count} x {stride})"
-        ));
-    }
-    let positions: Vec<Vec3> = (0..count)
-        .map(|i| Vec3::from_slice(&data[offset + i * stride..offset + i * stride + 3]))
-        .collect();
-    let mut triangles = Vec::new();
-    let mut groups: MaterialGroups = Vec::new();
-    // Vertices by (control point, texture coordinate index); u32::MAX: no coordinate.
-    let mut corners = Corners::new(positions.len());
-    for prim in &mesh.elements {
-        let first = triangles.len();
-        let (inputs, polygons, material): (&dae_parser::InputList, Vec<&[u32]>, _) = match prim {
-            Primitive::Triangles(t) => (
-                &t.inputs,
-                t.data.prim.as_deref().map(|p| vec![p]).unwrap_or_default(),
-                &t.material,
-            ),
-            Primitive::PolyList(p) => (&p.inputs, vec![&p.data.prim[..]], &p.material),
-            Primitive::Polygons(p) => (
-                &p.inputs,
-                p.data.0.iter().map(|h| &h.verts[..]).collect(),
-                &p.material,
-            ),
-            _ => continue,
-        };
-        let stride = inputs
-            .inputs
-            .iter()
-            .map(|i| i.offset as usize)
-            .max()
-            .unwrap_or(0)
-            + 1;
-        let vertex_offset = inputs
-            .inputs
-            .iter()
-            .find(|i| i.input.semantic == Semantic::Vertex)
-            .map_or(0, |i| i.offset as usize);
-        // The first texture coordinate set (the lowest `set`).
-        let texcoord = inputs
-            .inputs
-            .iter()
-            .filter(|i| i.input.semantic == Semantic::TexCoord)
-            .min_by_key(|i| i.set.unwrap_or(0))
-            .and_then(|i| {
-                let source = url_id(&i.input.source).and_then(|id| sources.get(id))?;
-                let data = floats(source)?;
-                let a = &source.accessor;
-                Some((i.offset as usize, data, a.offset, a.stride.max(2), a.count))
-            });
-        let mut vertex = |p: &[u32], k: usize| -> Result<u32, String> {
-            let v = *p
-                .get(k * stride + vertex_offset)
-                .ok_or("primitive index list too short")?;
-            if v as usize >= positions.len() {
-                return Err(format!(
-                    "vertex index {v} out of {} positions",
-                    positions.len()
-                ));
-            }
-            let uv = match texcoord {
-                Some((offset, data, first, step, count)) => {
-                    let t = *p
-                        .get(k * stride + offset)
-                        .ok_or("primitive index list too short")?;
-                    let at = first + t as usize * step;
-                    if t as usize >= count || at + 2 > data.len() {
-                        return Err(format!("texture coordinate index {t} out of {count}"));
-                    }
-                    // Collada's t grows upwards from the image's bottom; ours from its top.
-                    Some((t, glam::Vec2::new(data[at], 1.0 - data[at + 1])))
-                }
-                None => None,
-            };
-            Ok(corners.vertex(v, uv))
-        };
-        match prim {
-            Primitive::Triangles(_) => {
-                for p in polygons {
-                    for t in 0..p.len() / (3 * stride) {
-                        triangles.push([
-                            vertex(p, 3 * t)?,
-                            vertex(p, 3 * t + 1)?,
-                            vertex(p, 3 * t + 2)?,
-                        ]);
-                    }
-                }
-            }
-            Primitive::PolyList(pl) => {
-                let p = polygons[0];
-                let mut first = 0usize;
-                for &n in pl.data.vcount.iter() {
-                    let n = n as usize;
-                    for k in 1..n.saturating_sub(1) {
-                        triangles.push([
-                            vertex(p, first)?,
-                            vertex(p, first + k)?,
-                            vertex(p, first + k + 1)?,
-                        ]);
-                    }
-                    first += n;
-                }
-            }
-            _ => {
-                for p in polygons {
-                    let n = p.len() / stride;
-                    for k in 1..n.saturating_sub(1) {
-                        triangles.push([vertex(p, 0)?, vertex(p, k)?, vertex(p, k + 1)?]);
-                    }
-                }
-            }
-        }
-        groups.push((material.clone(), first..triangles.len()));
-    }
-    let name = geometry
-        .name
-        .clone()
-        .or(geometry.id.clone())
-        .unwrap_or_else(|| "mesh".into());
-    let (control_points, uvs) = corners.finish();
-    let mesh = Mesh {
-        name,
-        node,
-        positions: control_points
-            .iter()
-            .map(|&c| positions[c as usize])
-            .collect(),
-        normals: Vec::new(),
-        uvs,
-        triangles,
-        material: None,
-        skin: None,
-    };
-    Ok(Some((mesh, groups, control_points)))
-}
-
-/// Mesh vertices as distinct (control point, texture coordinate) pairs, in order of first use
-/// after the control points themselves (so a mesh without texture coordinates keeps them as
-/// they are).
-struct Corners {
-    /// Per vertex: its control point and texture coordinate.
-    vertices: Vec<(u32, glam::Vec2)>,
-    /// The texture coordinate vertex `c` (control point `c`) took first, as bits.
-    claimed: Vec<Option<[u32; 2]>>,
-    /// Further vertices by control point and texture coordinate (equal values share one).
-    by_pair: HashMap<(u32, [u32; 2]), u32>,
-    any_uv: bool,
-}
-
-impl Corners {
-    fn new(control_points: usize) -> Corners {
-        Corners {
-            vertices: (0..control_points as u32)
-                .map(|c| (c, glam::Vec2::ZERO))
-                .collect(),
-            claimed: vec![None; control_points],
-            by_pair: HashMap::new(),
-            any_uv: false,
-        }
-    }
-
-    /// The vertex of control point `c` with texture coordinate `uv` (its index and value).
-    fn vertex(&mut self, c: u32, uv: Option<(u32, glam::Vec2)>) -> u32 {
-        let Some((_, value)) = uv else {
-            return c;
-        };
-        let t = [value.x.to_bits(), value.y.to_bits()];
-        self.any_uv = true;
-        match self.claimed[c as usize] {
-            None => {
-                self.claimed[c as usize] = Some(t);
-                self.vertices[c as usize].1 = value;
-                c
-            }
-            Some(first) if first == t => c,
-            Some(_) => *self.by_pair.entry((c, t)).or_insert_with(|| {
-                self.vertices.push((c, value));
-                (self.vertices.len() - 1) as u32
-            }),
-        }
-    }
-
-    /// Per vertex its control point, and the texture coordinates (empty without any).
-    fn finish(self) -> (Vec<u32>, Vec<glam::Vec2>) {
-        let uvs = if self.any_uv {
-            self.vertices.iter().map(|v| v.1).collect()
-        } else {
-            Vec::new()
-        };
-        (self.vertices.into_iter().map(|v| v.0).collect(), uvs)
-    }
 }
 
 /// An animated transform element: key times and values (16 for a matrix, 1 for an angle, …).

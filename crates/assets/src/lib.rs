@@ -21,6 +21,7 @@
 mod anim;
 mod dae_import;
 mod dae_materials;
+mod dae_mesh;
 mod fbx_import;
 mod gltf_import;
 mod library;

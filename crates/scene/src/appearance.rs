@@ -129,19 +129,34 @@ pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
     // Texel centres sit at half-integers.
     let x = f64::from(uv.x) * w as f64 - 0.5;
     let y = f64::from(uv.y) * h as f64 - 0.5;
-    if !x.is_finite() || !y.is_finite() {
+    // Beyond ±2^52 texels coordinates have no fraction left (and wrap meaninglessly).
+    const LIMIT: f64 = 4.5e15;
+    if !(x.abs() < LIMIT && y.abs() < LIMIT) {
         return [1.0; 3];
     }
-    let (x0, y0) = (x.floor(), y.floor());
-    let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
-    let texel = |xi: f64, yi: f64| -> [f32; 3] {
-        let xi = (xi as i64).rem_euclid(w);
-        let yi = (yi as i64).rem_euclid(h);
+    // Floors without a libm call (the casts are exact within the limit).
+    let floor = |v: f64| {
+        let t = v as i64;
+        t - i64::from(v < t as f64)
+    };
+    let (x0, y0) = (floor(x), floor(y));
+    let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
+    // Repeats: a division only for coordinates outside the image.
+    let wrap = |v: i64, n: i64| {
+        if (0..n).contains(&v) {
+            v
+        } else {
+            v.rem_euclid(n)
+        }
+    };
+    let (x1, y1) = (wrap(x0 + 1, w), wrap(y0 + 1, h));
+    let (x0, y0) = (wrap(x0, w), wrap(y0, h));
+    let texel = |xi: i64, yi: i64| -> [f32; 3] {
         let i = ((yi * w + xi) * 4) as usize;
         std::array::from_fn(|k| srgb_byte_to_linear(image.rgba[i + k]))
     };
-    let (a, b) = (texel(x0, y0), texel(x0 + 1.0, y0));
-    let (c, d) = (texel(x0, y0 + 1.0), texel(x0 + 1.0, y0 + 1.0));
+    let (a, b) = (texel(x0, y0), texel(x1, y0));
+    let (c, d) = (texel(x0, y1), texel(x1, y1));
     std::array::from_fn(|k| {
         let top = a[k] + (b[k] - a[k]) * fx;
         let bottom = c[k] + (d[k] - c[k]) * fx;

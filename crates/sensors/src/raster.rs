@@ -280,9 +280,9 @@ fn cover(
         let (mut first, mut last) = (t.cols.0 as f64, t.cols.1 as f64);
         for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
             if dy > 0.0 {
-                last = last.min((lo[0] + row_terms[k] / dy).floor() + 1.0);
+                last = last.min(truncate(lo[0] + row_terms[k] / dy) + 1.0);
             } else if dy < 0.0 {
-                first = first.max((lo[0] + row_terms[k] / dy).ceil() - 1.0);
+                first = first.max(truncate(lo[0] + row_terms[k] / dy) - 1.0);
             } else if row_terms[k] < 0.0 {
                 last = -1.0;
             }
@@ -319,6 +319,13 @@ fn cover(
             }
         }
     }
+}
+
+/// `x` rounded towards zero, without a libm call: within one of `floor(x)` and `ceil(x)`, which
+/// the column bounds allow for (they are widened by a column). Large and non-finite values pass
+/// through (`min`/`max` ignore a NaN).
+fn truncate(x: f64) -> f64 {
+    if x.abs() < 1e15 { (x as i64) as f64 } else { x }
 }
 
 /// Appends the screen-space parts of one triangle (its corners in the optical frame with their

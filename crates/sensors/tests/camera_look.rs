@@ -78,7 +78,7 @@ const FLAT_LIGHT: &str =
     "<lights><light_ambient>1.0</light_ambient><enable_shadows>false</enable_shadows></lights>";
 
 #[test]
-fn a_textured_quad_shows_its_texture_bilinearly_filtered() {
+fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() {
     // A 4 x 4 texture of distinct colours on a 2 m quad 2 m ahead, seen by a 64 x 64 camera whose
     // view it fills exactly.
     let dir = scratch("textured_quad");
@@ -138,7 +138,61 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered() {
         }
     }
     assert!(worst <= 1.0, "largest difference {worst} levels");
+
+    // The same quad and texture as Collada (Y_UP, so placed as the OBJ is; texture through
+    // surface and sampler2D parameters, bound by <bind_material>) renders the same image.
+    std::fs::write(dir.join("quad.dae"), COLLADA_QUAD).unwrap();
+    let world = load(&format!(
+        r#"{FLAT_LIGHT}
+           <block name="quad"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><visual><model_uri>{}</model_uri></visual></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
+             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
+        dir.join("quad.dae").display()
+    ));
+    let collada = first_camera(&world);
+    let worst = f
+        .rgb
+        .iter()
+        .zip(&collada.rgb)
+        .map(|(a, b)| a.abs_diff(*b))
+        .max()
+        .unwrap();
+    assert!(worst <= 1, "Collada differs from OBJ by {worst} levels");
 }
+
+/// A 2 m textured quad at x = 2 facing -X, texture coordinates as the OBJ quad's.
+const COLLADA_QUAD: &str = r##"<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><created>2026-01-01T00:00:00</created><modified>2026-01-01T00:00:00</modified>
+    <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>
+  <library_images><image id="checker-img"><init_from>checker.png</init_from></image></library_images>
+  <library_effects><effect id="fx"><profile_COMMON>
+    <newparam sid="surf"><surface type="2D"><init_from>checker-img</init_from></surface></newparam>
+    <newparam sid="samp"><sampler2D><source>surf</source></sampler2D></newparam>
+    <technique sid="common"><lambert><diffuse><texture texture="samp" texcoord="uv0"/></diffuse></lambert></technique>
+  </profile_COMMON></effect></library_effects>
+  <library_materials><material id="mat"><instance_effect url="#fx"/></material></library_materials>
+  <library_geometries><geometry id="quad"><mesh>
+    <source id="pos"><float_array id="pos-a" count="12">2 1 1 2 -1 1 2 -1 -1 2 1 -1</float_array>
+      <technique_common><accessor source="#pos-a" count="4" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
+    <source id="uv"><float_array id="uv-a" count="8">0 1 1 1 1 0 0 0</float_array>
+      <technique_common><accessor source="#uv-a" count="4" stride="2"><param name="S" type="float"/><param name="T" type="float"/></accessor></technique_common></source>
+    <vertices id="verts"><input semantic="POSITION" source="#pos"/></vertices>
+    <triangles material="m" count="2">
+      <input semantic="VERTEX" source="#verts" offset="0"/>
+      <input semantic="TEXCOORD" source="#uv" offset="1" set="0"/>
+      <p>0 0 1 1 2 2 0 0 2 2 3 3</p>
+    </triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="scene"><node id="n">
+    <instance_geometry url="#quad"><bind_material><technique_common>
+      <instance_material symbol="m" target="#mat"/></technique_common></bind_material></instance_geometry>
+  </node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#scene"/></scene>
+</COLLADA>
+"##;
 
 #[test]
 fn sunlight_is_lambertian_and_a_block_casts_its_shadow() {

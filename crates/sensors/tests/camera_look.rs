@@ -107,16 +107,7 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
          vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
     )
     .unwrap();
-    let world = load(&format!(
-        r#"{FLAT_LIGHT}
-           <block name="quad"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
-             <static>true</static><visual><model_uri>{}</model_uri></visual></block>
-           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
-             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
-             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
-        dir.join("quad.obj").display()
-    ));
-    let f = first_camera(&world);
+    let f = first_camera(&quad_world(&dir.join("quad.obj")));
     // Pixel u meets the quad at texture coordinate (u + 0.5) / 64; texel centres are at
     // (k + 0.5) / 4; between them the reference blends linearly in linear light, repeating.
     let texel = |x: i64, y: i64| texels[(y.rem_euclid(4) * 4 + x.rem_euclid(4)) as usize];
@@ -142,16 +133,7 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
     // The same quad and texture as Collada (Y_UP, so placed as the OBJ is; texture through
     // surface and sampler2D parameters, bound by <bind_material>) renders the same image.
     std::fs::write(dir.join("quad.dae"), COLLADA_QUAD).unwrap();
-    let world = load(&format!(
-        r#"{FLAT_LIGHT}
-           <block name="quad"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
-             <static>true</static><visual><model_uri>{}</model_uri></visual></block>
-           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
-             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
-             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
-        dir.join("quad.dae").display()
-    ));
-    let collada = first_camera(&world);
+    let collada = first_camera(&quad_world(&dir.join("quad.dae")));
     let worst = f
         .rgb
         .iter()
@@ -160,6 +142,20 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
         .max()
         .unwrap();
     assert!(worst <= 1, "Collada differs from OBJ by {worst} levels");
+}
+
+/// A block showing `model` under flat light, and a 64 x 64 camera at the origin looking along +X
+/// whose view a 2 m quad at x = 2 fills exactly.
+fn quad_world(model: &Path) -> World {
+    load(&format!(
+        r#"{FLAT_LIGHT}
+           <block name="quad"><init_pose3d>0 0 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><visual><model_uri>{}</model_uri></visual></block>
+           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d>
+             <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
+             <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#,
+        model.display()
+    ))
 }
 
 /// A 2 m textured quad at x = 2 facing -X, texture coordinates as the OBJ quad's.

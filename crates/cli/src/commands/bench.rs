@@ -5,9 +5,8 @@
 //! skinning, every sensor) and reports the real-time factor (`simulate.rs`).
 
 use crate::GlobalArgs;
-use crate::commands::check::load_options;
+use crate::commands::check::{load_or_report, thread_pool};
 use clap::Args;
-use passerby_mvsim::load_world_file;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,23 +39,14 @@ pub struct BenchArgs {
 
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_world_file(&args.world, &load_options(global));
-    let Some(world) = loaded.world else {
-        for d in loaded
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == passerby_diag::Severity::Error)
-        {
-            eprintln!("{}\n", d.render(&loaded.sources));
-        }
+    let Some(loaded) = load_or_report(global, &args.world) else {
         return Ok(ExitCode::from(1));
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
+    let Some(world) = loaded.world else {
+        return Ok(ExitCode::from(1));
+    };
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
     let mut library = crate::commands::check::model_library(global);
     let started = Instant::now();
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));

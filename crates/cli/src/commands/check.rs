@@ -44,6 +44,34 @@ pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
     ModelLibrary::new(resolver)
 }
 
+/// The world of `path`, or `None` once its errors are printed (with their source lines).
+pub fn load_or_report(
+    global: &GlobalArgs,
+    path: &std::path::Path,
+) -> Option<passerby_mvsim::Loaded> {
+    let loaded = load_world_file(path, &load_options(global));
+    if loaded.world.is_some() {
+        return Some(loaded);
+    }
+    for d in loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == passerby_diag::Severity::Error)
+    {
+        eprintln!("{}\n", d.render(&loaded.sources));
+    }
+    None
+}
+
+/// The worker threads of `--threads` (all cores by default).
+pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?)
+}
+
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = load_world_file(&args.world, &load_options(global));

@@ -9,10 +9,9 @@
 //! actor's 2D box with its visible fraction).
 
 use crate::GlobalArgs;
-use crate::commands::check::{load_options, model_library};
+use crate::commands::check::{load_or_report, model_library, thread_pool};
 use anyhow::Context as _;
 use clap::Args;
-use passerby_mvsim::load_world_file;
 use passerby_record::images;
 use passerby_scene::{LiveScene, SceneGround};
 use passerby_sensors::camera::CameraFrame;
@@ -46,19 +45,13 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     if !(args.time >= 0.0 && args.time.is_finite()) {
         anyhow::bail!("--time must be zero or a positive number of seconds");
     }
-    let loaded = load_world_file(&args.world, &load_options(global));
-    let Some(world) = loaded.world else {
-        for d in &loaded.diagnostics {
-            eprintln!("{}\n", d.render(&loaded.sources));
-        }
+    let Some(loaded) = load_or_report(global, &args.world) else {
         return Ok(ExitCode::from(1));
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
+    let Some(world) = loaded.world else {
+        return Ok(ExitCode::from(1));
+    };
+    let pool = thread_pool(args.threads)?;
     let mut rig = Rig::new(&world, global.seed);
     let names = rig.camera_names();
     if !names.contains(&args.sensor) {

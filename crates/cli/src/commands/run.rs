@@ -6,11 +6,10 @@
 //! line is logged every few seconds; at the end a summary per topic.
 
 use crate::GlobalArgs;
-use crate::commands::check::load_options;
+use crate::commands::check::{load_or_report, thread_pool};
 use crate::pipeline::Pipeline;
 use anyhow::Context as _;
 use clap::Args;
-use passerby_mvsim::load_world_file;
 use passerby_record::Recorder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,11 +58,10 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         anyhow::bail!("--duration must be a positive number of seconds");
     }
-    let loaded = load_world_file(&args.world, &load_options(global));
+    let Some(loaded) = load_or_report(global, &args.world) else {
+        return Ok(ExitCode::from(1));
+    };
     let Some(world) = loaded.world else {
-        for d in &loaded.diagnostics {
-            eprintln!("{}\n", d.render(&loaded.sources));
-        }
         return Ok(ExitCode::from(1));
     };
     if !global.quiet {
@@ -71,12 +69,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{}", d.headline(&loaded.sources));
         }
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
+    let pool = thread_pool(args.threads)?;
     let mut library = crate::commands::check::model_library(global);
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
     if !global.quiet {

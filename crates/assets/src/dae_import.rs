@@ -35,6 +35,17 @@ pub(crate) fn url_id(url: &Url) -> Option<&str> {
     }
 }
 
+/// Indices per entry of a `<p>` (or `<v>`) list: one more than its inputs' largest offset.
+pub(crate) fn index_stride(inputs: &dae_parser::InputList) -> usize {
+    inputs
+        .inputs
+        .iter()
+        .map(|i| i.offset as usize)
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
 /// A Collada matrix (16 numbers, row-major) as a glam matrix.
 fn row_major(m: &[f32]) -> Mat4 {
     let mut a = [0.0f32; 16];
@@ -323,14 +334,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
             }
             // Influences: (joint, weight) index pairs per vertex, offsets from the input list.
             let vw = &skin.weights;
-            let stride = vw
-                .inputs
-                .inputs
-                .iter()
-                .map(|i| i.offset as usize)
-                .max()
-                .unwrap_or(0)
-                + 1;
+            let stride = index_stride(&vw.inputs);
             let joint_offset = vw
                 .inputs
                 .inputs

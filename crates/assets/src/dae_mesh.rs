@@ -1,7 +1,7 @@
 //! Collada `<geometry>` meshes: control-point vertices (split by texture coordinate) and
 //! fan-triangulated primitives, with each primitive's material symbol.
 
-use crate::dae_import::{floats, url_id};
+use crate::dae_import::{floats, index_stride, url_id};
 use crate::dae_materials::MaterialGroups;
 use crate::model::Mesh;
 use dae_parser::{Geometry, GeometryElement, Primitive, Semantic, Source};
@@ -64,13 +64,7 @@ pub fn read_mesh(
             ),
             _ => continue,
         };
-        let stride = inputs
-            .inputs
-            .iter()
-            .map(|i| i.offset as usize)
-            .max()
-            .unwrap_or(0)
-            + 1;
+        let stride = index_stride(inputs);
         let vertex_offset = inputs
             .inputs
             .iter()

@@ -300,12 +300,7 @@ impl Builder<'_> {
             return None;
         }
         let vertices = rest_vertices(&model);
-        let mut triangles = Vec::with_capacity(model.triangle_count());
-        let mut base = 0u32;
-        for m in &model.meshes {
-            triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
-            base += m.positions.len() as u32;
-        }
+        let triangles = merged_triangles(&model);
         let mesh = self
             .scene
             .add_mesh(TriangleMesh::new_dynamic(vertices, triangles));
@@ -344,12 +339,7 @@ impl Builder<'_> {
             Ok(model) => {
                 let to_assimp = model.frame.assimp_from_file;
                 let vertices = rest_vertices(&model);
-                let mut triangles = Vec::with_capacity(model.triangle_count());
-                let mut base = 0u32;
-                for m in &model.meshes {
-                    triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
-                    base += m.positions.len() as u32;
-                }
+                let triangles = merged_triangles(&model);
                 let started = std::time::Instant::now();
                 let mesh = TriangleMesh::new(vertices, triangles);
                 self.model_bvh_seconds += started.elapsed().as_secs_f64();
@@ -717,6 +707,17 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// A model's triangles, all meshes in order, indexing [`rest_vertices`].
+fn merged_triangles(model: &Model) -> Vec<[u32; 3]> {
+    let mut triangles = Vec::with_capacity(model.triangle_count());
+    let mut base = 0u32;
+    for m in &model.meshes {
+        triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+        base += m.positions.len() as u32;
+    }
+    triangles
 }
 
 /// A model's vertices at rest pose, all meshes in order, in assimp's frame (the one MVSim's

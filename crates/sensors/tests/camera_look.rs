@@ -344,6 +344,21 @@ fn the_rgbd_point_cloud_lies_on_the_lidars_points() {
     assert_eq!(rgbd.points.rgb.len(), rgbd.points.xyz.len());
 }
 
+/// The Walker crossing the view 5 m ahead of a camera at the origin looking along +X, and a post
+/// at x = 3 hiding part of it for a while.
+fn walker_and_post() -> String {
+    format!(
+        r#"<actor name="walker"><init_pose>5 3 -90</init_pose>
+             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
+             <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk>
+             <animation_run>Run</animation_run>
+             <path loop="false"><waypoint>5 -3 -90</waypoint></path></actor>
+           <block name="post"><init_pose3d>3 -0.6 0 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.2" ly="0.4" lz="2"/></block>"#,
+        walker_glb().display()
+    )
+}
+
 fn walker_glb() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/characters/Walker.glb")
 }
@@ -353,17 +368,11 @@ fn the_walking_walkers_box_holds_every_pixel_labelled_with_it() {
     // The Walker crosses the view 5 m ahead; a post hides part of it for a while.
     let world = load(&format!(
         r#"{FLAT_LIGHT}
-           <actor name="walker"><init_pose>5 3 -90</init_pose>
-             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
-             <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk>
-             <animation_run>Run</animation_run>
-             <path loop="false"><waypoint>5 -3 -90</waypoint></path></actor>
-           <block name="post"><init_pose3d>3 -0.6 0 0 0 0</init_pose3d><skip_elevation_adjust/>
-             <static>true</static><geometry type="box" lx="0.2" ly="0.4" lz="2"/></block>
+           {}
            <sensor class="camera" name="cam"><pose_3d>0 0 1 -90 0 -90</pose_3d>
              <sensor_period>0.1</sensor_period><ncols>160</ncols><nrows>120</nrows>
              <cx>79.5</cx><cy>59.5</cy><fx>80</fx><fy>80</fy></sensor>"#,
-        walker_glb().display()
+        walker_and_post()
     ));
     let frames: Vec<CameraFrame> = observe(&world, 4.0)
         .into_iter()
@@ -443,20 +452,14 @@ fn rasterised_and_ray_cast_frames_agree() {
     let world = load(&format!(
         r#"<element class="horizontal_plane"><x_min>-20</x_min><x_max>20</x_max>
              <y_min>-20</y_min><y_max>20</y_max></element>
-           <actor name="walker"><init_pose>5 3 -90</init_pose>
-             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
-             <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk>
-             <animation_run>Run</animation_run>
-             <path loop="false"><waypoint>5 -3 -90</waypoint></path></actor>
-           <block name="post"><init_pose3d>3 -0.6 0 0 0 0</init_pose3d><skip_elevation_adjust/>
-             <static>true</static><geometry type="box" lx="0.2" ly="0.4" lz="2"/></block>
+           {}
            <block name="slab"><init_pose3d>0.2 -3 0 0 0 -60</init_pose3d><skip_elevation_adjust/>
              <static>true</static><geometry type="box" lx="0.05" ly="2" lz="2"/></block>
            <sensor class="camera" name="cam"><pose_3d>0 0 1 -90 0 -90</pose_3d>
              <clip_min>0.3</clip_min><clip_max>30</clip_max>
              <sensor_period>0.1</sensor_period><ncols>160</ncols><nrows>120</nrows>
              <cx>79.5</cx><cy>59.5</cy><fx>80</fx><fy>80</fy></sensor>"#,
-        walker_glb().display()
+        walker_and_post()
     ));
     let raster = camera_with(&world, Visibility::Raster, 2.0);
     let rays = camera_with(&world, Visibility::Rays, 2.0);

@@ -17,6 +17,10 @@ fn passerby() -> Command {
 }
 
 fn record(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>) {
+    record_with(out, seconds, threads, dump, &[]);
+}
+
+fn record_with(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>, extra: &[&str]) {
     let mut c = passerby();
     c.args([
         "run",
@@ -31,6 +35,7 @@ fn record(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>) {
     if let Some(d) = dump {
         c.arg("--dump").arg(d);
     }
+    c.args(extra);
     assert!(c.status().unwrap().success());
 }
 
@@ -209,5 +214,50 @@ print("ok")
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every message's channel topic, log time and bytes, in file order.
+fn messages(bytes: &[u8]) -> Vec<(String, u64, Vec<u8>)> {
+    mcap::MessageStream::new(bytes)
+        .unwrap()
+        .map(|m| {
+            let m = m.unwrap();
+            (m.channel.topic.clone(), m.log_time, m.data.into_owned())
+        })
+        .collect()
+}
+
+/// The compression named by each chunk.
+fn chunk_compressions(bytes: &[u8]) -> Vec<String> {
+    mcap::read::LinearReader::new(bytes)
+        .unwrap()
+        .filter_map(|r| match r.unwrap() {
+            mcap::records::Record::Chunk { header, .. } => Some(header.compression),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn uncompressed_recordings_hold_the_same_messages() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compression");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (lz4, none) = (dir.join("lz4.mcap"), dir.join("none.mcap"));
+    record_with(&lz4, "0.5", "2", None, &[]);
+    record_with(&none, "0.5", "2", None, &["--compression", "none"]);
+    let (lz4, none) = (std::fs::read(lz4).unwrap(), std::fs::read(none).unwrap());
+    let chunks = chunk_compressions(&none);
+    assert!(
+        !chunks.is_empty() && chunks.iter().all(String::is_empty),
+        "{chunks:?}"
+    );
+    assert!(chunk_compressions(&lz4).iter().all(|c| c == "lz4"));
+    assert!(none.len() > lz4.len());
+    let expected = messages(&lz4);
+    assert!(expected.len() > 100);
+    assert!(
+        messages(&none) == expected,
+        "the same messages in the same order"
     );
 }

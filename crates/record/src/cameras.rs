@@ -11,9 +11,11 @@
 //! is the visible fraction of the actor (ground truth is certain; the score carries what a
 //! dataset user filters on), `id` the instance id, `bbox` centre and size in pixels.
 
+use crate::Topics;
 use crate::cdr::Cdr;
+use crate::encode::{FLOAT32, UINT16, UINT32, point_cloud2};
 use crate::ros::{self, MsgType, Transform, deps, header};
-use crate::{RecordError, Recorder};
+use crate::writer::Message;
 use glam::DQuat;
 use passerby_sensors::boxes::ActorBox;
 use passerby_sensors::camera::CameraFrame;
@@ -100,10 +102,6 @@ pub fn boxes(
     c.finish()
 }
 
-const UINT16: u8 = 4;
-const UINT32: u8 = 6;
-const FLOAT32: u8 = 7;
-
 /// Depth points as `PointCloud2`: x y z (float32), rgb (float32 holding 0x00RRGGBB, PCL's
 /// packing) when `coloured`, instance (uint32), label (uint16), padded to 4 bytes.
 pub fn depth_points(points: &DepthPoints, coloured: bool, nanos: u64, frame: &str) -> Vec<u8> {
@@ -127,43 +125,22 @@ pub fn depth_points(points: &DepthPoints, coloured: bool, nanos: u64, frame: &st
         ]
     };
     let step: u32 = if coloured { 24 } else { 20 };
-    let n = points.xyz.len();
-    let mut data = Vec::with_capacity(n * step as usize);
-    for k in 0..n {
-        for v in points.xyz[k] {
-            data.extend(v.to_le_bytes());
+    point_cloud2(nanos, frame, fields, step, points.xyz.len(), |k, r| {
+        for (bytes, v) in r.chunks_exact_mut(4).zip(points.xyz[k]) {
+            bytes.copy_from_slice(&v.to_le_bytes());
         }
+        let mut rest = &mut r[12..];
         if coloured {
-            let [r, g, b] = points.rgb[k];
-            data.extend(u32::from_be_bytes([0, r, g, b]).to_le_bytes());
+            let [red, green, blue] = points.rgb[k];
+            rest[..4].copy_from_slice(&u32::from_be_bytes([0, red, green, blue]).to_le_bytes());
+            rest = &mut rest[4..];
         }
-        data.extend(points.instance[k].to_le_bytes());
-        data.extend(points.label[k].to_le_bytes());
-        data.extend([0u8; 2]);
-    }
-    let mut c = Cdr::new();
-    header(&mut c, nanos, frame);
-    c.u32(1).u32(n as u32);
-    c.len(fields.len());
-    for (name, offset, datatype) in fields {
-        c.string(name).u32(*offset).u8(*datatype).u32(1);
-    }
-    c.bool(false).u32(step).u32(step * n as u32);
-    c.bytes(&data);
-    c.bool(true);
-    c.finish()
+        rest[..4].copy_from_slice(&points.instance[k].to_le_bytes());
+        rest[4..6].copy_from_slice(&points.label[k].to_le_bytes());
+    })
 }
 
-/// Values as little-endian bytes, back to back.
-fn le_bytes<T: Copy, const N: usize>(values: &[T], to_bytes: fn(T) -> [u8; N]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(values.len() * N);
-    for &v in values {
-        out.extend_from_slice(&to_bytes(v));
-    }
-    out
-}
-
-impl Recorder {
+impl Topics {
     /// The class name of a box's actor.
     fn box_class(&self, b: &ActorBox) -> String {
         self.actors
@@ -174,46 +151,49 @@ impl Recorder {
 
     /// A colour image with its info, labels and boxes under `topic`.
     fn colour_set(
-        &mut self,
+        &self,
         topic: &str,
         optical: &str,
         c: &CameraFrame,
         now: f64,
-    ) -> Result<(), RecordError> {
+        out: &mut Vec<Message>,
+    ) {
         let nanos = self.nanos(c.stamp);
         let size = (c.intrinsics.ncols, c.intrinsics.nrows);
         let pixels = u64::from(size.0) * u64::from(size.1);
-        let data = ros::image(nanos, optical, size, "rgb8", 3, &c.rgb);
-        self.write(
+        let data = ros::image(nanos, optical, size, "rgb8", &c.rgb, |v| [v]);
+        self.push(
+            out,
             &format!("{topic}/image_raw"),
             &ros::IMAGE,
             now,
             data,
             pixels,
-        )?;
+        );
         let data = camera_info(nanos, optical, &c.intrinsics);
-        self.write(
+        self.push(
+            out,
             &format!("{topic}/camera_info"),
             &ros::CAMERA_INFO,
             now,
             data,
             1,
-        )?;
-        let ids = le_bytes(&c.instance, i32::to_le_bytes);
-        let data = ros::image(nanos, optical, size, "32SC1", 4, &ids);
+        );
+        let data = ros::image(nanos, optical, size, "32SC1", &c.instance, i32::to_le_bytes);
         let instance_topic = format!("{topic}/labels/instance");
-        self.write(&instance_topic, &ros::IMAGE, now, data, pixels)?;
-        let classes = le_bytes(&c.class, u16::to_le_bytes);
-        let data = ros::image(nanos, optical, size, "16UC1", 2, &classes);
-        self.write(
+        self.push(out, &instance_topic, &ros::IMAGE, now, data, pixels);
+        let data = ros::image(nanos, optical, size, "16UC1", &c.class, u16::to_le_bytes);
+        self.push(
+            out,
             &format!("{topic}/labels/class"),
             &ros::IMAGE,
             now,
             data,
             pixels,
-        )?;
+        );
         let data = boxes(nanos, optical, &c.boxes, &|b| self.box_class(b));
-        self.write(
+        self.push(
+            out,
             &format!("{topic}/labels/boxes"),
             &DETECTION2D_ARRAY,
             now,
@@ -223,13 +203,13 @@ impl Recorder {
     }
 
     /// A `camera` frame.
-    pub(crate) fn camera(&mut self, c: &CameraFrame, now: f64) -> Result<(), RecordError> {
+    pub(crate) fn camera(&self, c: &CameraFrame, now: f64, out: &mut Vec<Message>) {
         let (topic, frame, _) = self.topic_and_frame(&c.sensor);
-        self.colour_set(&topic, &format!("{frame}_optical"), c, now)
+        self.colour_set(&topic, &format!("{frame}_optical"), c, now, out);
     }
 
     /// An `rgbd_camera` frame.
-    pub(crate) fn rgbd(&mut self, f: &RgbdFrame, now: f64) -> Result<(), RecordError> {
+    pub(crate) fn rgbd(&self, f: &RgbdFrame, now: f64, out: &mut Vec<Message>) {
         let (topic, frame, _) = self.topic_and_frame(&f.sensor);
         let (publish_depth, coloured) = self
             .world_frames
@@ -243,37 +223,47 @@ impl Recorder {
                 &format!("{frame}_rgb_optical"),
                 c,
                 now,
-            )?;
+                out,
+            );
         }
         let Some(depth) = &f.depth else {
-            return Ok(());
+            return;
         };
         let nanos = self.nanos(f.stamp);
         let optical = format!("{frame}_depth_optical");
         if publish_depth {
             let i = &depth.intrinsics;
             let size = (i.ncols, i.nrows);
-            let bytes = le_bytes(&depth.data, u16::to_le_bytes);
-            let data = ros::image(nanos, &optical, size, "16UC1", 2, &bytes);
+            let data = ros::image(
+                nanos,
+                &optical,
+                size,
+                "16UC1",
+                &depth.data,
+                u16::to_le_bytes,
+            );
             let pixels = u64::from(size.0) * u64::from(size.1);
-            self.write(
+            self.push(
+                out,
                 &format!("{topic}_depth/image_raw"),
                 &ros::IMAGE,
                 now,
                 data,
                 pixels,
-            )?;
+            );
             let data = camera_info(nanos, &optical, i);
-            self.write(
+            self.push(
+                out,
                 &format!("{topic}_depth/camera_info"),
                 &ros::CAMERA_INFO,
                 now,
                 data,
                 1,
-            )?;
+            );
         }
         let data = depth_points(&f.points, coloured, nanos, &optical);
-        self.write(
+        self.push(
+            out,
             &format!("{topic}_points"),
             &ros::POINT_CLOUD2,
             now,

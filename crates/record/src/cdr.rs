@@ -24,6 +24,13 @@ impl Cdr {
         }
     }
 
+    /// An empty message with room for `bytes` without reallocating.
+    pub fn with_capacity(bytes: usize) -> Cdr {
+        let mut buf = Vec::with_capacity(bytes.max(4));
+        buf.extend([0x00, 0x01, 0x00, 0x00]);
+        Cdr { buf }
+    }
+
     fn align(&mut self, n: usize) {
         let offset = self.buf.len() - 4;
         let pad = (n - offset % n) % n;
@@ -102,6 +109,26 @@ impl Cdr {
         self
     }
 
+    /// `uint8[]` of `count` fixed-size records (point cloud or image data) written in place:
+    /// `fill` gets each record's index and its `record_len` bytes, zeroed.
+    pub fn records(
+        &mut self,
+        count: usize,
+        record_len: usize,
+        mut fill: impl FnMut(usize, &mut [u8]),
+    ) -> &mut Self {
+        let len = count * record_len;
+        self.len(len);
+        let start = self.buf.len();
+        self.buf.resize(start + len, 0);
+        if record_len > 0 {
+            for (k, record) in self.buf[start..].chunks_exact_mut(record_len).enumerate() {
+                fill(k, record);
+            }
+        }
+        self
+    }
+
     /// `float32[]`.
     pub fn f32_seq(&mut self, v: &[f32]) -> &mut Self {
         self.len(v.len());
@@ -142,5 +169,20 @@ mod tests {
         assert_eq!(&b[24..27], b"ab\0");
         assert_eq!(b[27], 0, "u16 aligned to 2");
         assert_eq!(&b[28..30], &3u16.to_le_bytes());
+    }
+
+    #[test]
+    fn records_are_a_byte_sequence_filled_in_place() {
+        let mut c = Cdr::new();
+        c.u8(7).records(3, 2, |k, r| {
+            r.copy_from_slice(&(k as u16 * 10).to_le_bytes())
+        });
+        let b = c.finish();
+        assert_eq!(
+            &b[8..12],
+            &6u32.to_le_bytes(),
+            "length in bytes, aligned to 4"
+        );
+        assert_eq!(&b[12..], &[0, 0, 10, 0, 20, 0]);
     }
 }

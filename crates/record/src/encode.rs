@@ -12,9 +12,10 @@ use passerby_sensors::imu::ImuSample;
 use passerby_sensors::laser::LaserScan;
 use passerby_sensors::lidar::PointCloud;
 
-const UINT16: u8 = 4;
-const UINT32: u8 = 6;
-const FLOAT32: u8 = 7;
+/// PointCloud2 field datatypes.
+pub(crate) const UINT16: u8 = 4;
+pub(crate) const UINT32: u8 = 6;
+pub(crate) const FLOAT32: u8 = 7;
 
 /// Point fields: (name, offset, datatype), in the order listed by the recording's contract.
 pub const POINT_FIELDS: [(&str, u32, u8); 8] = [
@@ -33,27 +34,46 @@ pub const POINT_STEP: u32 = 28;
 
 /// A lidar sweep as `PointCloud2` in `frame`.
 pub fn point_cloud(cloud: &PointCloud, nanos: u64, frame: &str) -> Vec<u8> {
-    let mut data = Vec::with_capacity(cloud.points.len() * POINT_STEP as usize);
-    for p in &cloud.points {
-        data.extend(p.position[0].to_le_bytes());
-        data.extend(p.position[1].to_le_bytes());
-        data.extend(p.position[2].to_le_bytes());
-        data.extend(p.intensity.to_le_bytes());
-        data.extend(p.ring.to_le_bytes());
-        data.extend(p.label.to_le_bytes());
-        data.extend(p.time.to_le_bytes());
-        data.extend(p.instance.to_le_bytes());
-    }
-    let mut c = Cdr::new();
+    let points = &cloud.points;
+    point_cloud2(
+        nanos,
+        frame,
+        &POINT_FIELDS,
+        POINT_STEP,
+        points.len(),
+        |k, r| {
+            let p = &points[k];
+            r[0..4].copy_from_slice(&p.position[0].to_le_bytes());
+            r[4..8].copy_from_slice(&p.position[1].to_le_bytes());
+            r[8..12].copy_from_slice(&p.position[2].to_le_bytes());
+            r[12..16].copy_from_slice(&p.intensity.to_le_bytes());
+            r[16..18].copy_from_slice(&p.ring.to_le_bytes());
+            r[18..20].copy_from_slice(&p.label.to_le_bytes());
+            r[20..24].copy_from_slice(&p.time.to_le_bytes());
+            r[24..28].copy_from_slice(&p.instance.to_le_bytes());
+        },
+    )
+}
+
+/// An unorganised (height 1) little-endian `PointCloud2` of `count` points of `step` bytes
+/// with `fields` (name, offset, datatype); `fill` writes point `k` into its zeroed bytes.
+pub(crate) fn point_cloud2(
+    nanos: u64,
+    frame: &str,
+    fields: &[(&str, u32, u8)],
+    step: u32,
+    count: usize,
+    fill: impl FnMut(usize, &mut [u8]),
+) -> Vec<u8> {
+    let mut c = Cdr::with_capacity(256 + count * step as usize);
     header(&mut c, nanos, frame);
-    let width = cloud.points.len() as u32;
-    c.u32(1).u32(width);
-    c.len(POINT_FIELDS.len());
-    for (name, offset, datatype) in POINT_FIELDS {
-        c.string(name).u32(offset).u8(datatype).u32(1);
+    c.u32(1).u32(count as u32);
+    c.len(fields.len());
+    for (name, offset, datatype) in fields {
+        c.string(name).u32(*offset).u8(*datatype).u32(1);
     }
-    c.bool(false).u32(POINT_STEP).u32(POINT_STEP * width);
-    c.bytes(&data);
+    c.bool(false).u32(step).u32(step * count as u32);
+    c.records(count, step as usize, fill);
     c.bool(true);
     c.finish()
 }

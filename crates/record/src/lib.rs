@@ -21,8 +21,8 @@ pub mod encode;
 pub mod images;
 pub mod ros;
 pub mod truth;
+mod writer;
 
-use mcap::records::{MessageHeader, Metadata};
 use passerby_sensors::Observation;
 use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
@@ -33,7 +33,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::Arc;
+use writer::{Job, Message, Queue, WriterResult};
 
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
@@ -65,16 +66,32 @@ pub struct TopicCount {
     pub points: u64,
 }
 
-/// An MCAP file being written.
+/// How the file's chunks are compressed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChunkCompression {
+    /// LZ4 frames: about half the size for a few percent of a run's time.
+    #[default]
+    Lz4,
+    /// Stored as they are: the cheapest to write, the largest files.
+    None,
+}
+
+/// An MCAP file being written. The simulation thread encodes the small per-step state; the
+/// writer thread encodes observations and writes everything (see `writer.rs`).
 pub struct Recorder {
     path: PathBuf,
-    /// Messages for the writer thread (bounded, so memory does not grow with the run).
-    sender: Option<SyncSender<Job>>,
-    writer: Option<std::thread::JoinHandle<Result<(), RecordError>>>,
-    counts: BTreeMap<String, TopicCount>,
+    queue: Option<Queue>,
+    writer: Option<std::thread::JoinHandle<WriterResult>>,
+    topics: Arc<Topics>,
+    static_written: bool,
+}
+
+/// How states and observations become messages: topic and frame names, stamps, actor classes.
+/// Shared by the simulation thread and the writer thread.
+#[derive(Clone, Debug)]
+pub(crate) struct Topics {
     epoch_nanos: u64,
     world_frames: WorldFrames,
-    static_written: bool,
     /// Per actor (world order): instance id, class, capsule.
     actors: Vec<(u32, String, truth::Capsule)>,
 }
@@ -105,13 +122,21 @@ pub fn full_name(s: &SensorRef) -> String {
 
 impl Recorder {
     /// Creates `path` for a run of `world` whose time 0 is `epoch_nanos` after 1970-01-01.
-    pub fn create(path: &Path, world: &World, epoch_nanos: u64) -> Result<Recorder, RecordError> {
+    pub fn create(
+        path: &Path,
+        world: &World,
+        epoch_nanos: u64,
+        compression: ChunkCompression,
+    ) -> Result<Recorder, RecordError> {
         let file = File::create(path).map_err(|source| RecordError::Io {
             path: path.to_owned(),
             source,
         })?;
         let options = mcap::WriteOptions::new()
-            .compression(Some(mcap::Compression::Lz4))
+            .compression(match compression {
+                ChunkCompression::Lz4 => Some(mcap::Compression::Lz4),
+                ChunkCompression::None => None,
+            })
             .profile("ros2")
             .library("passerby");
         let writer = options
@@ -120,15 +145,10 @@ impl Recorder {
                 path: path.to_owned(),
                 source,
             })?;
-        let (sender, jobs) = std::sync::mpsc::sync_channel(JOB_QUEUE);
-        let thread_path = path.to_owned();
-        let handle = std::thread::Builder::new()
-            .name("mcap writer".into())
-            .spawn(move || write_jobs(writer, jobs, thread_path))
-            .map_err(|source| RecordError::Io {
-                path: path.to_owned(),
-                source,
-            })?;
+        let (queue, handle) = writer::spawn(writer, path).map_err(|source| RecordError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
         let mut frames = WorldFrames::default();
         for (vehicle, s) in world.sensors() {
             let sensor = SensorRef {
@@ -171,14 +191,9 @@ impl Recorder {
                 .sensors
                 .insert(sensor, (parent, own, mount, s.period));
         }
-        Ok(Recorder {
-            path: path.to_owned(),
-            sender: Some(sender),
-            writer: Some(handle),
-            counts: BTreeMap::new(),
+        let topics = Topics {
             epoch_nanos,
             world_frames: frames,
-            static_written: false,
             actors: world
                 .actors
                 .iter()
@@ -190,51 +205,32 @@ impl Recorder {
                     )
                 })
                 .collect(),
+        };
+        Ok(Recorder {
+            path: path.to_owned(),
+            queue: Some(queue),
+            writer: Some(handle),
+            topics: Arc::new(topics),
+            static_written: false,
         })
     }
 
     /// Gives each actor (world order) its instance id and class for the ground truth.
     pub fn set_actor_labels(&mut self, labels: &[(u32, String)]) {
-        for (a, (id, class)) in self.actors.iter_mut().zip(labels) {
+        let topics = Arc::make_mut(&mut self.topics);
+        for (a, (id, class)) in topics.actors.iter_mut().zip(labels) {
             (a.0, a.1) = (*id, class.clone());
         }
     }
 
-    /// Nanoseconds since 1970 of a simulated time.
-    pub fn nanos(&self, sim_seconds: f64) -> u64 {
-        self.epoch_nanos + (sim_seconds * 1e9).round() as u64
-    }
-
-    /// Queues one message on `topic` at simulated time `log_seconds` for the writer thread.
-    pub fn write(
-        &mut self,
-        topic: &str,
-        ty: &MsgType,
-        log_seconds: f64,
-        data: Vec<u8>,
-        points: u64,
-    ) -> Result<(), RecordError> {
-        let job = Job::Message {
-            topic: topic.to_owned(),
-            ty: *ty,
-            time: self.nanos(log_seconds),
-            data,
-        };
-        self.send(job)?;
-        let count = self.counts.entry(topic.to_owned()).or_default();
-        count.messages += 1;
-        count.points += points;
-        Ok(())
-    }
-
     /// Hands a job to the writer thread; if it has stopped, its error.
     fn send(&mut self, job: Job) -> Result<(), RecordError> {
-        let sent = self.sender.as_ref().is_some_and(|s| s.send(job).is_ok());
+        let sent = self.queue.as_ref().is_some_and(|q| q.send(job).is_ok());
         if sent {
             return Ok(());
         }
         // The writer stopped: report why.
-        self.sender = None;
+        self.queue = None;
         match self.writer.take().map(|h| h.join()) {
             Some(Ok(Err(e))) => Err(e),
             _ => Err(RecordError::Io {
@@ -261,20 +257,22 @@ impl Recorder {
     pub fn record_step(
         &mut self,
         sim: &Simulation,
-        observations: &[Observation],
+        observations: Vec<Observation>,
         skeletons: &[Vec<[f64; 3]>],
     ) -> Result<(), RecordError> {
         let now = sim.time();
-        let nanos = self.nanos(now);
+        let topics = &*self.topics;
+        let nanos = topics.nanos(now);
+        let mut out = Vec::new();
         if !self.static_written {
             self.static_written = true;
-            let mut mounts: Vec<(String, String, Transform)> = self
+            let mut mounts: Vec<(String, String, Transform)> = topics
                 .world_frames
                 .sensors
                 .values()
                 .map(|(p, c, t, _)| (p.clone(), c.clone(), *t))
                 .collect();
-            mounts.extend(self.world_frames.optical.iter().cloned());
+            mounts.extend(topics.world_frames.optical.iter().cloned());
             mounts.sort_by(|a, b| a.1.cmp(&b.1));
             let identity = Transform {
                 translation: [0.0; 3],
@@ -283,10 +281,17 @@ impl Recorder {
             for v in sim.vehicles() {
                 mounts.push(("map".into(), format!("{}/odom", v.name), identity));
             }
-            let data = ros::tf_message(self.nanos(0.0), &mounts);
-            self.write("/tf_static", &ros::TF, now, data, mounts.len() as u64)?;
+            let data = ros::tf_message(topics.nanos(0.0), &mounts);
+            topics.push(
+                &mut out,
+                "/tf_static",
+                &ros::TF,
+                now,
+                data,
+                mounts.len() as u64,
+            );
         }
-        self.write("/clock", &ros::CLOCK, now, ros::clock(nanos), 1)?;
+        topics.push(&mut out, "/clock", &ros::CLOCK, now, ros::clock(nanos), 1);
         let mut tf: Vec<(String, String, Transform)> = Vec::new();
         for v in sim.vehicles() {
             tf.push((
@@ -304,7 +309,7 @@ impl Recorder {
         }
         if !tf.is_empty() {
             let data = ros::tf_message(nanos, &tf);
-            self.write("/tf", &ros::TF, now, data, tf.len() as u64)?;
+            topics.push(&mut out, "/tf", &ros::TF, now, data, tf.len() as u64);
         }
         for v in sim.vehicles() {
             let t = transform_of(&v.pose);
@@ -317,63 +322,121 @@ impl Recorder {
                 t.rotation,
                 [vx, vy, 0.0, 0.0, 0.0, w],
             );
-            self.write(&format!("/{}/odom", v.name), &ros::ODOMETRY, now, data, 1)?;
+            topics.push(
+                &mut out,
+                &format!("/{}/odom", v.name),
+                &ros::ODOMETRY,
+                now,
+                data,
+                1,
+            );
         }
         for v in sim.vehicles() {
             let data = truth::boolean(sim.is_touched(&v.name));
-            self.write(
+            topics.push(
+                &mut out,
                 &format!("/{}/collision", v.name),
                 &truth::BOOL,
                 now,
                 data,
                 1,
-            )?;
+            );
         }
         let actors = sim.actors();
         if !actors.is_empty() {
-            let info = self.actors.clone();
+            let info = topics.actors.clone();
             let ids: Vec<u32> = info.iter().map(|i| i.0).collect();
             let n = actors.len() as u64;
             let data = truth::detections(nanos, actors, &info);
-            self.write(
+            topics.push(
+                &mut out,
                 "/ground_truth/actors",
                 &truth::DETECTION3D_ARRAY,
                 now,
                 data,
                 n,
-            )?;
+            );
             let data = truth::markers(nanos, actors, &info, skeletons);
-            self.write(
+            topics.push(
+                &mut out,
                 "/ground_truth/actor_markers",
                 &truth::MARKER_ARRAY,
                 now,
                 data,
                 n,
-            )?;
+            );
             let data = truth::actor_states(nanos, actors, &ids);
-            self.write(
+            topics.push(
+                &mut out,
                 "/ground_truth/actor_states",
                 &truth::ACTOR_STATE_ARRAY,
                 now,
                 data,
                 n,
-            )?;
+            );
         }
         if !sim.contacts().is_empty() {
             let data = truth::contacts(nanos, sim.contacts());
             let n = sim.contacts().len() as u64;
-            self.write(
+            topics.push(
+                &mut out,
                 "/ground_truth/contacts",
                 &truth::CONTACT_ARRAY,
                 now,
                 data,
                 n,
-            )?;
+            );
         }
-        for o in observations {
-            self.observation(o, now)?;
+        let job = Job::Step {
+            messages: out,
+            observations,
+            topics: self.topics.clone(),
+            now,
+        };
+        self.send(job)
+    }
+
+    /// Finishes the file (summary, index, footer) and returns the per-topic counts.
+    pub fn finish(mut self) -> Result<BTreeMap<String, TopicCount>, RecordError> {
+        // Closing the queue lets the writer finish the file.
+        self.queue = None;
+        match self.writer.take().map(|h| h.join()) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(RecordError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other("the MCAP writer thread panicked"),
+            }),
+            None => Err(RecordError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other("writing stopped at an earlier error"),
+            }),
         }
-        Ok(())
+    }
+}
+
+impl Topics {
+    /// Nanoseconds since 1970 of a simulated time.
+    pub(crate) fn nanos(&self, sim_seconds: f64) -> u64 {
+        self.epoch_nanos + (sim_seconds * 1e9).round() as u64
+    }
+
+    /// Adds a message on `topic` logged at simulated time `log_seconds` to `out`.
+    pub(crate) fn push(
+        &self,
+        out: &mut Vec<Message>,
+        topic: &str,
+        ty: &MsgType,
+        log_seconds: f64,
+        data: Vec<u8>,
+        points: u64,
+    ) {
+        out.push(Message {
+            topic: topic.to_owned(),
+            ty: *ty,
+            time: self.nanos(log_seconds),
+            data,
+            points,
+        });
     }
 
     fn topic_and_frame(&self, s: &SensorRef) -> (String, String, f64) {
@@ -386,13 +449,15 @@ impl Recorder {
         (format!("/{frame}"), frame, period)
     }
 
-    fn observation(&mut self, o: &Observation, now: f64) -> Result<(), RecordError> {
+    /// Encodes an observation logged at simulated time `now` into `out`.
+    pub(crate) fn observation(&self, o: &Observation, now: f64, out: &mut Vec<Message>) {
         match o {
             Observation::PointCloud(c) => {
                 let (topic, frame, _) = self.topic_and_frame(&c.sensor);
                 let data = encode::point_cloud(c, self.nanos(c.stamp), &frame);
                 let points = c.points.len() as u64;
-                self.write(
+                self.push(
+                    out,
                     &format!("{topic}_points"),
                     &ros::POINT_CLOUD2,
                     now,
@@ -404,145 +469,20 @@ impl Recorder {
                 let (topic, frame, period) = self.topic_and_frame(&s.sensor);
                 let data = encode::laser_scan(s, self.nanos(s.stamp), &frame, period);
                 let points = s.ranges.len() as u64;
-                self.write(&topic, &ros::LASER_SCAN, now, data, points)
+                self.push(out, &topic, &ros::LASER_SCAN, now, data, points)
             }
             Observation::Imu(s) => {
                 let (topic, frame, _) = self.topic_and_frame(&s.sensor);
                 let data = encode::imu(s, self.nanos(s.stamp), &frame);
-                self.write(&topic, &ros::IMU, now, data, 1)
+                self.push(out, &topic, &ros::IMU, now, data, 1)
             }
             Observation::Gnss(f) => {
                 let (topic, frame, _) = self.topic_and_frame(&f.sensor);
                 let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
-                self.write(&topic, &ros::NAV_SAT_FIX, now, data, 1)
+                self.push(out, &topic, &ros::NAV_SAT_FIX, now, data, 1)
             }
-            Observation::Camera(c) => self.camera(c, now),
-            Observation::Rgbd(f) => self.rgbd(f, now),
+            Observation::Camera(c) => self.camera(c, now, out),
+            Observation::Rgbd(f) => self.rgbd(f, now, out),
         }
     }
-
-    /// Messages and points written per topic so far.
-    pub fn counts(&self) -> &BTreeMap<String, TopicCount> {
-        &self.counts
-    }
-
-    /// Finishes the file (summary, index, footer) and returns the per-topic counts.
-    pub fn finish(mut self) -> Result<BTreeMap<String, TopicCount>, RecordError> {
-        // Closing the queue lets the writer finish the file.
-        self.sender = None;
-        match self.writer.take().map(|h| h.join()) {
-            Some(Ok(result)) => result?,
-            Some(Err(_)) => {
-                return Err(RecordError::Io {
-                    path: self.path.clone(),
-                    source: std::io::Error::other("the MCAP writer thread panicked"),
-                });
-            }
-            None => {
-                return Err(RecordError::Io {
-                    path: self.path.clone(),
-                    source: std::io::Error::other("writing stopped at an earlier error"),
-                });
-            }
-        }
-        Ok(std::mem::take(&mut self.counts))
-    }
-}
-
-/// Messages queued for the writer thread at most.
-const JOB_QUEUE: usize = 256;
-
-/// Work for the writer thread.
-enum Job {
-    Message {
-        topic: String,
-        ty: MsgType,
-        time: u64,
-        data: Vec<u8>,
-    },
-    Metadata {
-        name: String,
-        entries: BTreeMap<String, String>,
-    },
-}
-
-/// The writer thread: writes jobs in the order they come (so files do not depend on timing),
-/// then the summary when the queue closes.
-fn write_jobs(
-    writer: mcap::Writer<BufWriter<File>>,
-    jobs: Receiver<Job>,
-    path: PathBuf,
-) -> Result<(), RecordError> {
-    // The mcap writer finishes the file when dropped and panics if that fails (a full disk):
-    // after an error it is let go without finishing, and the error is reported instead.
-    let mut writer = std::mem::ManuallyDrop::new(writer);
-    let result = write_all(&mut writer, jobs, &path);
-    if result.is_ok() {
-        drop(std::mem::ManuallyDrop::into_inner(writer));
-    }
-    result
-}
-
-/// Writes every job, then finishes the file.
-fn write_all(
-    writer: &mut mcap::Writer<BufWriter<File>>,
-    jobs: Receiver<Job>,
-    path: &Path,
-) -> Result<(), RecordError> {
-    let err = |source| RecordError::Mcap {
-        path: path.to_owned(),
-        source,
-    };
-    let mut schemas: HashMap<&'static str, u16> = HashMap::new();
-    let mut channels: HashMap<String, u16> = HashMap::new();
-    let mut sequences: HashMap<u16, u32> = HashMap::new();
-    for job in jobs {
-        match job {
-            Job::Message {
-                topic,
-                ty,
-                time,
-                data,
-            } => {
-                let channel = match channels.get(&topic) {
-                    Some(&c) => c,
-                    None => {
-                        let schema = match schemas.get(ty.name) {
-                            Some(&s) => s,
-                            None => {
-                                let s = writer
-                                    .add_schema(ty.name, "ros2msg", ty.definition.as_bytes())
-                                    .map_err(err)?;
-                                schemas.insert(ty.name, s);
-                                s
-                            }
-                        };
-                        let c = writer
-                            .add_channel(schema, &topic, "cdr", &BTreeMap::new())
-                            .map_err(err)?;
-                        channels.insert(topic, c);
-                        c
-                    }
-                };
-                let sequence = sequences.entry(channel).or_insert(0);
-                *sequence += 1;
-                let header = MessageHeader {
-                    channel_id: channel,
-                    sequence: *sequence,
-                    log_time: time,
-                    publish_time: time,
-                };
-                writer.write_to_known_channel(&header, &data).map_err(err)?;
-            }
-            Job::Metadata { name, entries } => {
-                let record = Metadata {
-                    name,
-                    metadata: entries,
-                };
-                writer.write_metadata(&record).map_err(err)?;
-            }
-        }
-    }
-    writer.finish().map_err(err)?;
-    Ok(())
 }

@@ -174,18 +174,22 @@ pub const CAMERA_INFO: MsgType = MsgType {
     ),
 };
 
-/// `sensor_msgs/Image` of `width x height` pixels of `bytes_per_pixel` bytes, little endian.
-pub fn image(
+/// `sensor_msgs/Image` of `width x height` pixels, rows back to back, each value of `pixels`
+/// written as `to_bytes` gives it (little endian for multi-byte encodings).
+pub fn image<T: Copy, const N: usize>(
     nanos: u64,
     frame: &str,
     (width, height): (u32, u32),
     encoding: &str,
-    bytes_per_pixel: u32,
-    data: &[u8],
+    pixels: &[T],
+    to_bytes: fn(T) -> [u8; N],
 ) -> Vec<u8> {
-    let mut c = Cdr::new();
+    let mut c = Cdr::with_capacity(128 + pixels.len() * N);
     header(&mut c, nanos, frame);
     c.u32(height).u32(width).string(encoding).u8(0);
-    c.u32(width * bytes_per_pixel).bytes(data);
+    let step = pixels.len() as u32 * N as u32 / height.max(1);
+    c.u32(step).records(pixels.len(), N, |k, r| {
+        r.copy_from_slice(&to_bytes(pixels[k]))
+    });
     c.finish()
 }

@@ -10,7 +10,7 @@ use crate::commands::check::{load_or_report, thread_pool};
 use crate::pipeline::Pipeline;
 use anyhow::Context as _;
 use clap::Args;
-use passerby_record::Recorder;
+use passerby_record::{ChunkCompression, Recorder};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,6 +49,18 @@ pub struct RunArgs {
     /// (`2026-01-01T00:00:00Z`) or seconds since 1970.
     #[arg(long, default_value = "1970-01-01T00:00:00Z", value_name = "TIME")]
     pub start_time: String,
+    /// Chunk compression: `lz4` (about half the size) or `none` (the cheapest to write).
+    #[arg(long, value_enum, default_value = "lz4")]
+    pub compression: Compression,
+}
+
+/// `--compression`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum Compression {
+    /// LZ4 frames.
+    Lz4,
+    /// Uncompressed chunks.
+    None,
 }
 
 /// Runs the command.
@@ -118,7 +130,11 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         pipeline.sim.set_replay(Vec::new(), p.rows)?;
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
-    let mut recorder = Recorder::create(&out, &world, epoch)?;
+    let compression = match args.compression {
+        Compression::Lz4 => ChunkCompression::Lz4,
+        Compression::None => ChunkCompression::None,
+    };
+    let mut recorder = Recorder::create(&out, &world, epoch, compression)?;
     recorder.set_actor_labels(&actor_labels);
     let mut dumper = match &args.dump {
         Some(dir) => {
@@ -166,10 +182,10 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
                         .collect();
                 }
             }
-            recorder.record_step(&pipeline.sim, &observations, &skeletons)?;
             if let Some(d) = &mut dumper {
                 d.dump_step(&pipeline.sim, &observations)?;
             }
+            recorder.record_step(&pipeline.sim, observations, &skeletons)?;
             if args.realtime_factor > 0.0 {
                 let due = Duration::from_secs_f64(pipeline.sim.time() / args.realtime_factor);
                 if let Some(wait) = due.checked_sub(started.elapsed()) {

@@ -1,0 +1,280 @@
+//! The writer thread: encodes observations and writes every message into the MCAP file, in the
+//! order the simulation queued them (so files do not depend on timing).
+//!
+//! Owns: the mcap writer, schema and channel ids, sequence numbers, per-topic counts, and the
+//! queue between the simulation and this thread. The queue is bounded by bytes, not by jobs: a
+//! step may hold a few bytes of poses or a 10 MB camera frame, and memory must not grow with
+//! the run when writing falls behind. Encoding the large observations here, not on the
+//! simulation thread, keeps it off the simulation's serial path.
+
+use crate::ros::MsgType;
+use crate::{RecordError, TopicCount, Topics};
+use mcap::records::{MessageHeader, Metadata};
+use passerby_sensors::Observation;
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Bytes of queued messages and observations at most before the simulation waits for the
+/// writer (a job larger than this still passes when the queue is empty).
+const QUEUE_BYTES: usize = 64 << 20;
+
+/// One encoded message.
+pub(crate) struct Message {
+    pub topic: String,
+    pub ty: MsgType,
+    /// Log and publish time, nanoseconds since 1970.
+    pub time: u64,
+    pub data: Vec<u8>,
+    /// Points, ranges or samples it holds (for the run's summary).
+    pub points: u64,
+}
+
+/// Work for the writer thread.
+pub(crate) enum Job {
+    /// A step: messages already encoded, then observations to encode with `topics`, logged at
+    /// simulated time `now`.
+    Step {
+        messages: Vec<Message>,
+        observations: Vec<Observation>,
+        topics: Arc<Topics>,
+        now: f64,
+    },
+    /// An MCAP metadata record.
+    Metadata {
+        name: String,
+        entries: BTreeMap<String, String>,
+    },
+}
+
+impl Job {
+    /// Roughly the memory the job holds while queued.
+    fn bytes(&self) -> usize {
+        match self {
+            Job::Step {
+                messages,
+                observations,
+                ..
+            } => {
+                messages.iter().map(|m| m.data.len()).sum::<usize>()
+                    + observations.iter().map(observation_bytes).sum::<usize>()
+            }
+            Job::Metadata { entries, .. } => entries.iter().map(|(k, v)| k.len() + v.len()).sum(),
+        }
+    }
+}
+
+fn observation_bytes(o: &Observation) -> usize {
+    fn camera(c: &passerby_sensors::camera::CameraFrame) -> usize {
+        c.rgb.len() + 10 * c.instance.len()
+    }
+    match o {
+        Observation::PointCloud(c) => c.points.len() * std::mem::size_of_val(&c.points[..1]),
+        Observation::LaserScan(s) => 4 * (s.ranges.len() + s.intensities.len()),
+        Observation::Camera(c) => camera(c),
+        Observation::Rgbd(f) => {
+            f.colour.as_ref().map_or(0, camera)
+                + f.depth.as_ref().map_or(0, |d| 2 * d.data.len())
+                + 21 * f.points.xyz.len()
+        }
+        Observation::Imu(_) | Observation::Gnss(_) => 256,
+    }
+}
+
+/// Bytes queued and not yet written; the simulation waits on it when it is over budget.
+#[derive(Default)]
+struct Backlog {
+    state: Mutex<(usize, bool)>,
+    changed: Condvar,
+}
+
+impl Backlog {
+    /// Waits until `bytes` more fit (or nothing is queued, or the writer has stopped).
+    fn reserve(&self, bytes: usize) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        while state.0 > 0 && state.0 + bytes > QUEUE_BYTES && !state.1 {
+            match self.changed.wait(state) {
+                Ok(s) => state = s,
+                Err(_) => return,
+            }
+        }
+        state.0 += bytes;
+    }
+
+    fn release(&self, bytes: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.0 = state.0.saturating_sub(bytes);
+        }
+        self.changed.notify_all();
+    }
+
+    /// The writer stopped: nobody waits for it any more.
+    fn close(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.1 = true;
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// The simulation's end of the queue.
+pub(crate) struct Queue {
+    sender: Sender<(Job, usize)>,
+    backlog: Arc<Backlog>,
+}
+
+impl Queue {
+    /// Queues a job, waiting while the writer is too far behind; gives the job back if the
+    /// writer has stopped.
+    pub fn send(&self, job: Job) -> Result<(), Job> {
+        let bytes = job.bytes();
+        self.backlog.reserve(bytes);
+        self.sender.send((job, bytes)).map_err(|e| e.0.0)
+    }
+}
+
+/// Starts the writer thread on `writer`; it finishes the file when the queue closes and returns
+/// the per-topic counts.
+pub(crate) fn spawn(
+    writer: mcap::Writer<BufWriter<File>>,
+    path: &Path,
+) -> std::io::Result<(Queue, std::thread::JoinHandle<WriterResult>)> {
+    let (sender, jobs) = std::sync::mpsc::channel();
+    let backlog = Arc::new(Backlog::default());
+    let thread_backlog = backlog.clone();
+    let thread_path = path.to_owned();
+    let handle = std::thread::Builder::new()
+        .name("mcap writer".into())
+        .spawn(move || {
+            let result = write_jobs(writer, jobs, &thread_backlog, thread_path);
+            thread_backlog.close();
+            result
+        })?;
+    Ok((Queue { sender, backlog }, handle))
+}
+
+/// What the writer thread ends with.
+pub(crate) type WriterResult = Result<BTreeMap<String, TopicCount>, RecordError>;
+
+fn write_jobs(
+    writer: mcap::Writer<BufWriter<File>>,
+    jobs: Receiver<(Job, usize)>,
+    backlog: &Backlog,
+    path: PathBuf,
+) -> WriterResult {
+    // The mcap writer finishes the file when dropped and panics if that fails (a full disk):
+    // after an error it is let go without finishing, and the error is reported instead.
+    let mut file = Output {
+        writer: std::mem::ManuallyDrop::new(writer),
+        path,
+        schemas: HashMap::new(),
+        channels: HashMap::new(),
+        sequences: HashMap::new(),
+        counts: BTreeMap::new(),
+    };
+    for (job, bytes) in jobs {
+        let written = file.job(job);
+        backlog.release(bytes);
+        written?;
+    }
+    file.writer.finish().map_err(|e| file.error(e))?;
+    let counts = std::mem::take(&mut file.counts);
+    drop(std::mem::ManuallyDrop::into_inner(file.writer));
+    Ok(counts)
+}
+
+/// The file being written and its channel bookkeeping.
+struct Output {
+    writer: std::mem::ManuallyDrop<mcap::Writer<BufWriter<File>>>,
+    path: PathBuf,
+    schemas: HashMap<&'static str, u16>,
+    channels: HashMap<String, u16>,
+    sequences: HashMap<u16, u32>,
+    counts: BTreeMap<String, TopicCount>,
+}
+
+impl Output {
+    fn error(&self, source: mcap::McapError) -> RecordError {
+        RecordError::Mcap {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn job(&mut self, job: Job) -> Result<(), RecordError> {
+        match job {
+            Job::Step {
+                messages,
+                observations,
+                topics,
+                now,
+            } => {
+                for m in messages {
+                    self.message(m)?;
+                }
+                let mut encoded = Vec::new();
+                for o in &observations {
+                    topics.observation(o, now, &mut encoded);
+                    for m in encoded.drain(..) {
+                        self.message(m)?;
+                    }
+                }
+                Ok(())
+            }
+            Job::Metadata { name, entries } => {
+                let record = Metadata {
+                    name,
+                    metadata: entries,
+                };
+                self.writer
+                    .write_metadata(&record)
+                    .map_err(|e| self.error(e))
+            }
+        }
+    }
+
+    fn message(&mut self, m: Message) -> Result<(), RecordError> {
+        let channel = match self.channels.get(&m.topic) {
+            Some(&c) => c,
+            None => {
+                let schema = match self.schemas.get(m.ty.name) {
+                    Some(&s) => s,
+                    None => {
+                        let s = self
+                            .writer
+                            .add_schema(m.ty.name, "ros2msg", m.ty.definition.as_bytes())
+                            .map_err(|e| self.error(e))?;
+                        self.schemas.insert(m.ty.name, s);
+                        s
+                    }
+                };
+                let c = self
+                    .writer
+                    .add_channel(schema, &m.topic, "cdr", &BTreeMap::new())
+                    .map_err(|e| self.error(e))?;
+                self.channels.insert(m.topic.clone(), c);
+                c
+            }
+        };
+        let sequence = self.sequences.entry(channel).or_insert(0);
+        *sequence += 1;
+        let header = MessageHeader {
+            channel_id: channel,
+            sequence: *sequence,
+            log_time: m.time,
+            publish_time: m.time,
+        };
+        self.writer
+            .write_to_known_channel(&header, &m.data)
+            .map_err(|e| self.error(e))?;
+        let count = self.counts.entry(m.topic).or_default();
+        count.messages += 1;
+        count.points += m.points;
+        Ok(())
+    }
+}

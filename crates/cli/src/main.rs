@@ -28,6 +28,18 @@ pub struct GlobalArgs {
     /// definitions and models]
     #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_MVSIM_DATA")]
     pub mvsim_data: Option<PathBuf>,
+    /// MAVS data folder (its `data/`: meshes under `scenes/meshes/`, waypoints under
+    /// `waypoints/`) for MAVS scene files [default: the folder above the scene's `scenes/`]
+    #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_MAVS_DATA")]
+    pub mavs_data: Option<PathBuf>,
+    /// Vehicles, sensors and actors to place in a MAVS scene (which carries none): an MVSim
+    /// world file whose contents join the scene
+    #[arg(long, global = true, value_name = "RIG.xml")]
+    pub rig: Option<PathBuf>,
+    /// `YawPitchRoll` convention of MAVS scenes: `current` (yaw at index 0) or `legacy` (scenes
+    /// written before June 2026, yaw at index 1)
+    #[arg(long, global = true, value_enum, default_value = "current")]
+    pub mavs_ypr: MavsYpr,
     /// Cache of remote models (http(s) model URIs) [default: ~/.cache/passerby]
     #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_ASSET_CACHE")]
     pub asset_cache: Option<PathBuf>,
@@ -44,6 +56,15 @@ pub struct GlobalArgs {
     /// Less output: errors only.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+}
+
+/// `--mavs-ypr`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum MavsYpr {
+    /// Yaw (about Z) at index 0 (MAVS since commit 0d2ac93).
+    Current,
+    /// Yaw at index 1.
+    Legacy,
 }
 
 #[derive(Subcommand, Debug)]

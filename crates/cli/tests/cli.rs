@@ -390,3 +390,46 @@ fn a_full_disk_is_a_clear_error_not_a_panic() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn mavs_scenes_load_with_a_rig_and_report_errors_with_their_json_path() {
+    let out = passerby(&[
+        "check",
+        "../shared/scenes/mavs/scenes/cube_scene.json",
+        "--mavs-data",
+        "../shared/scenes/mavs",
+        "--rig",
+        "examples/mavs_rig.world.xml",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("placed meshes: 3001 (2 files); height surfaces: 1\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("label classes: 17\n"), "{stdout}");
+    assert!(stdout.contains("r1/vlp16 lidar3d"), "{stdout}");
+
+    let dir = std::env::temp_dir().join(format!("passerby-cli-mavs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scene = dir.join("bad.json");
+    std::fs::write(
+        &scene,
+        "{\"Objects\": [{\"Mesh\": \"misc/cube.obj\",\n  \"Instances\": [{\"Scale\": [1, 2]}]}]}\n",
+    )
+    .expect("write scene");
+    let out = passerby(&[
+        "check",
+        scene.to_str().expect("utf-8 path"),
+        "--mavs-data",
+        "../shared/scenes/mavs",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "bad.json:2:27: error: `Objects[0].Instances[0].Scale`: expected 3 numbers, found 2"
+        ),
+        "{stderr}"
+    );
+}

@@ -690,26 +690,7 @@ pub(crate) fn truthy(text: &str) -> bool {
         .any(|c| c != '0')
 }
 
-/// Makes a path absolute and removes `.` and `..` components (without touching the disk,
-/// so symlinked data roots keep their names).
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use passerby_diag::normalize_path as normalize;
 
 /// The known word closest to `word` by edit distance, if it is close enough to be a typo.
 pub(crate) fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {

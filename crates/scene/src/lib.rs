@@ -527,6 +527,15 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         });
         instance
     });
+    // Placed mesh files (MAVS objects) stay instances of one shared mesh each, as MAVS
+    // instances them: thousands of trees cost one tree's triangles.
+    for m in &world.meshes {
+        let class = m.label.clone().unwrap_or_else(|| "static".into());
+        if let Some((id, surface)) = b.model_mesh(&m.model_uri) {
+            let world_from_model = affine_of_3x4(&m.world_from_model);
+            b.place(id, surface, world_from_model, &m.name, &class);
+        }
+    }
     for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
         let class = block_class(block);
         let world_from_block = affine_from_pose(&block.common.init_pose);
@@ -729,6 +738,11 @@ pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
         .iter()
         .map(|p| to_assimp.transform_point3(*p))
         .collect()
+}
+
+/// An affine transform from a row-major 3x4 matrix.
+fn affine_of_3x4(m: &[[f64; 4]; 3]) -> Affine3A {
+    affine_of(&[m[0], m[1], m[2], [0.0, 0.0, 0.0, 1.0]])
 }
 
 /// An affine transform from a row-major 4x4 matrix (the world crate's layout).

@@ -11,12 +11,14 @@
 //! snapshot in tests and shared between threads freely.
 
 mod elements;
+mod meshes;
 mod objects;
 mod sensors;
 mod terrain;
 mod timed;
 
 pub use elements::*;
+pub use meshes::*;
 pub use objects::*;
 pub use sensors::*;
 pub use terrain::*;
@@ -142,6 +144,18 @@ pub struct World {
     pub joints: Vec<Joint>,
     /// The user variables as they stand at the end of loading (`<variable>`, `<for>`).
     pub variables: BTreeMap<String, String>,
+    /// Mesh files placed by affine transforms (MAVS `Objects`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub meshes: Vec<MeshInstance>,
+    /// Meshes for height queries only (MAVS `Surface Mesh`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub surfaces: Vec<SurfaceMesh>,
+    /// Semantic classes with colours and numbers (MAVS label files).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub label_classes: Vec<LabelClass>,
+    /// What a MAVS scene holds beyond the above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mavs: Option<MavsExtras>,
 }
 
 impl World {

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 /// Arguments of `check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The world file (MVSim `.world.xml`).
+    /// The world file (MVSim `.world.xml`, or a MAVS scene `.json`).
     #[arg(value_name = "WORLD")]
     pub world: PathBuf,
 }
@@ -44,12 +44,54 @@ pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
     ModelLibrary::new(resolver)
 }
 
+/// Loads a world file: an MVSim world, or a MAVS scene (`.json`) joined by the `--rig` world's
+/// vehicles, sensors, actors and settings.
+pub fn load_any(global: &GlobalArgs, path: &std::path::Path) -> passerby_mvsim::Loaded {
+    if !passerby_mavs::is_scene_file(path) {
+        return load_world_file(path, &load_options(global));
+    }
+    let rig = global
+        .rig
+        .as_ref()
+        .map(|rig| load_world_file(rig, &load_options(global)));
+    let (rig_world, sources, mut diagnostics) = match rig {
+        Some(r) => (r.world, r.sources, r.diagnostics),
+        None => (
+            Some(World::default()),
+            passerby_diag::SourceMap::new(),
+            Vec::new(),
+        ),
+    };
+    let opts = passerby_mavs::Options {
+        data_dir: global.mavs_data.clone(),
+        ypr: match global.mavs_ypr {
+            crate::MavsYpr::Current => passerby_mavs::YprConvention::Current,
+            crate::MavsYpr::Legacy => passerby_mavs::YprConvention::Legacy,
+        },
+        seed: global.seed,
+    };
+    let Some(rig) = rig_world else {
+        return passerby_mvsim::Loaded {
+            world: None,
+            sources,
+            diagnostics,
+        };
+    };
+    let scene = passerby_mavs::load_scene(path, &opts, sources, rig);
+    diagnostics.extend(scene.diagnostics);
+    passerby_mvsim::Loaded {
+        world: scene.world,
+        sources: scene.sources,
+        diagnostics,
+    }
+}
+
 /// The world of `path`, or `None` once its errors are printed (with their source lines).
 pub fn load_or_report(
     global: &GlobalArgs,
     path: &std::path::Path,
 ) -> Option<passerby_mvsim::Loaded> {
-    let loaded = load_world_file(path, &load_options(global));
+    let loaded = load_any(global, path);
     if loaded.world.is_some() {
         return Some(loaded);
     }
@@ -74,7 +116,7 @@ pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> 
 
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_world_file(&args.world, &load_options(global));
+    let loaded = load_any(global, &args.world);
     for d in &loaded.diagnostics {
         let is_error = d.severity == passerby_diag::Severity::Error;
         if is_error || !global.quiet {
@@ -208,6 +250,25 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
         "blocks: {} ({static_blocks} static)",
         world.blocks.len()
     );
+    if !world.meshes.is_empty() || !world.surfaces.is_empty() {
+        let mut files: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in &world.meshes {
+            *files.entry(m.model_uri.as_str()).or_default() += 1;
+        }
+        let _ = writeln!(
+            out,
+            "placed meshes: {} ({} files); height surfaces: {}",
+            world.meshes.len(),
+            files.len(),
+            world.surfaces.len()
+        );
+        for (file, n) in &files {
+            let _ = writeln!(out, "  {n} x {file}");
+        }
+    }
+    if !world.label_classes.is_empty() {
+        let _ = writeln!(out, "label classes: {}", world.label_classes.len());
+    }
     let _ = writeln!(out, "vehicles: {}", world.vehicles.len());
     for v in &world.vehicles {
         let _ = writeln!(

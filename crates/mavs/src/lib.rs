@@ -1,0 +1,130 @@
+//! Loads MAVS (Mississippi State University's simulator) scene JSON into Passerby's world
+//! description, reading every key as MAVS's `EmbreeTracer::Load` does, with the deviations
+//! `shared/reference/peers.md` §1 documents: both `YawPitchRoll` conventions, seeded random
+//! placement, no crash on bad input.
+//!
+//! Owns: the scene file format and MAVS's path rules (data folder, `PathToMeshes`,
+//! `UseFullPaths`), label files, the placement of `Objects` (instances and random scatters on the
+//! surface). Must not touch: simulation, ray casting of sensors, or output; it produces a
+//! [`World`] and diagnostics, like the MVSim loader.
+//!
+//! Paths: `--mavs-data DIR` names MAVS's `data/` folder; without it, the folder above the
+//! scene's `scenes/` folder (or the scene's own folder). `PathToMeshes` defaults to
+//! `<data>/scenes/meshes/`; a relative one is taken from the data folder.
+
+mod json;
+mod labels;
+mod placement;
+mod read;
+mod scene;
+mod surface;
+pub mod transform;
+
+pub use passerby_diag::SourceMap;
+pub use placement::{ConvexPolygon, PolygonError};
+pub use scene::origin_of;
+pub use transform::YprConvention;
+
+use passerby_diag::{Diagnostic, Span};
+use passerby_world::World;
+use std::path::{Path, PathBuf};
+
+/// How to read a scene.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// MAVS's data folder (`None`: found from the scene's place).
+    pub data_dir: Option<PathBuf>,
+    /// Which `YawPitchRoll` convention the scene was written in.
+    pub ypr: YprConvention,
+    /// Seed of random placement.
+    pub seed: u64,
+}
+
+/// A load's result.
+pub struct Loaded {
+    /// The world, present only when no error was found.
+    pub world: Option<World>,
+    /// Every file read, to render diagnostics.
+    pub sources: SourceMap,
+    /// Errors and warnings in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Whether a file looks like a MAVS scene (by extension: `.json`).
+pub fn is_scene_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// The data folder of a scene: given, or the parent of the `scenes` folder holding it, or the
+/// scene's own folder.
+pub fn data_dir_of(scene: &Path, given: Option<&Path>) -> PathBuf {
+    if let Some(dir) = given {
+        return passerby_diag::normalize_path(dir);
+    }
+    let scene = passerby_diag::normalize_path(scene);
+    let folder = scene.parent().map(Path::to_path_buf).unwrap_or_default();
+    match (folder.file_name(), folder.parent()) {
+        (Some(name), Some(parent)) if name == "scenes" => parent.to_path_buf(),
+        _ => folder,
+    }
+}
+
+/// Loads a MAVS scene file.
+pub fn load_scene_file(path: &Path, opts: &Options) -> Loaded {
+    load_scene(path, opts, SourceMap::new(), World::default())
+}
+
+/// Loads a MAVS scene file into `rig`, a world holding what scenes lack (vehicles, sensors,
+/// actors, simulation settings), adding the files it reads to `sources` (which may already hold
+/// the rig's).
+pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: World) -> Loaded {
+    let path = passerby_diag::normalize_path(path);
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => {
+            return Loaded {
+                world: None,
+                sources,
+                diagnostics: vec![Diagnostic::error_without_span(format!(
+                    "cannot read `{}`: {e}",
+                    path.display()
+                ))],
+            };
+        }
+    };
+    let file = sources.add(&path, text.clone());
+    let root = match json::parse(&text, file) {
+        Ok(v) => v,
+        Err(e) => {
+            return Loaded {
+                world: None,
+                sources,
+                diagnostics: vec![Diagnostic::error(
+                    Span::new(file, e.offset, e.offset),
+                    e.message,
+                )],
+            };
+        }
+    };
+    let mut report = read::Report::default();
+    let data_dir = data_dir_of(&path, opts.data_dir.as_deref());
+    let mut reader = scene::SceneReader::new(
+        &mut report,
+        &mut sources,
+        text,
+        data_dir,
+        opts.ypr,
+        opts.seed,
+        rig,
+    );
+    reader.read(&root);
+    let mut world = std::mem::take(&mut reader.world);
+    world.source = path;
+    let ok = !report.has_errors();
+    Loaded {
+        world: ok.then_some(world),
+        sources,
+        diagnostics: report.diagnostics,
+    }
+}

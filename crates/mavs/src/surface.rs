@@ -1,0 +1,87 @@
+//! Height queries over placed meshes: the surface random placement stands objects on.
+//! As MAVS's `GetSurfaceHeight`: a ray straight down from above the surface; the first hit.
+
+use crate::read::Report;
+use glam::{Affine3A, Mat3, Vec3, Vec3A};
+use passerby_assets::{Pose, Poser};
+use passerby_diag::Span;
+use passerby_raycast::{Ray, Scene, TriangleMesh};
+use passerby_world::Affine3x4;
+use std::collections::HashMap;
+
+/// Meshes to query heights on.
+pub(crate) struct HeightSurface {
+    scene: Scene,
+    top: f32,
+}
+
+/// `Affine3A` of a row-major 3×4 transform.
+pub(crate) fn affine3a(m: &Affine3x4) -> Affine3A {
+    let col = |j: usize| Vec3::new(m[0][j] as f32, m[1][j] as f32, m[2][j] as f32);
+    Affine3A::from_mat3_translation(Mat3::from_cols(col(0), col(1), col(2)), col(3))
+}
+
+impl HeightSurface {
+    /// The meshes `(file, world_from_model)`; a file that does not load is reported at `span`.
+    pub fn build(
+        placed: &[(String, Affine3x4)],
+        report: &mut Report,
+        span: Span,
+        path: &str,
+    ) -> HeightSurface {
+        let mut scene = Scene::new();
+        let mut meshes = HashMap::new();
+        let mut top = f32::NEG_INFINITY;
+        for (file, m) in placed {
+            let mesh = match meshes.get(file) {
+                Some(&id) => id,
+                None => match passerby_assets::load_model(std::path::Path::new(file)) {
+                    Ok(model) => {
+                        let vertices = Poser::new().posed_vertices(&model, &Pose::rest(&model));
+                        let mut triangles = Vec::new();
+                        let mut base = 0u32;
+                        for mesh in &model.meshes {
+                            triangles.extend(mesh.triangles.iter().map(|t| t.map(|i| i + base)));
+                            base += mesh.positions.len() as u32;
+                        }
+                        let id = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+                        meshes.insert(file.clone(), id);
+                        id
+                    }
+                    Err(e) => {
+                        report.error(
+                            span,
+                            path,
+                            format!("cannot load the surface mesh `{file}`: {e}"),
+                        );
+                        continue;
+                    }
+                },
+            };
+            let world_from_mesh = affine3a(m);
+            for v in scene.mesh(mesh).vertices() {
+                top = top.max(world_from_mesh.transform_point3a(*v).z);
+            }
+            scene.add_instance(mesh, world_from_mesh);
+        }
+        scene.commit();
+        HeightSurface { scene, top }
+    }
+
+    /// The height of the highest surface at `(x, y)`, if any.
+    pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
+        if !self.top.is_finite() {
+            return None;
+        }
+        // Just above the top (MAVS starts 500 m up; in f32 that costs a tenth of a millimetre).
+        let start = self.top + 1.0;
+        let ray = Ray::new(
+            Vec3A::new(x as f32, y as f32, start),
+            Vec3A::NEG_Z,
+            0.0,
+            f32::MAX,
+        )
+        .ok()?;
+        self.scene.closest(&ray).map(|hit| f64::from(start - hit.t))
+    }
+}

@@ -1,0 +1,291 @@
+//! MAVS scenes as MAVS's own data folder holds them (`shared/scenes/mavs`), and bad scenes
+//! written here: every error names the JSON path, the file, line and column.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use passerby_mavs::transform::apply;
+use passerby_mavs::{Loaded, Options, YprConvention, load_scene_file, origin_of};
+use passerby_world::{Affine3x4, MeshInstance, World};
+use std::path::{Path, PathBuf};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs")
+}
+
+fn options(seed: u64) -> Options {
+    Options {
+        data_dir: Some(data()),
+        ypr: YprConvention::Current,
+        seed,
+    }
+}
+
+fn messages(loaded: &Loaded) -> Vec<String> {
+    loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.headline(&loaded.sources))
+        .collect()
+}
+
+fn scene(name: &str, seed: u64) -> World {
+    let loaded = load_scene_file(&data().join("scenes").join(name), &options(seed));
+    let m = messages(&loaded);
+    loaded.world.unwrap_or_else(|| panic!("{m:#?}"))
+}
+
+fn placed<'w>(world: &'w World, stem: &str) -> Vec<&'w MeshInstance> {
+    world
+        .meshes
+        .iter()
+        .filter(|m| m.name.starts_with(&format!("{stem}_")))
+        .collect()
+}
+
+/// Lengths of the transform's columns: the scale along each mesh axis.
+fn axis_scales(m: &Affine3x4) -> [f64; 3] {
+    [0, 1, 2].map(|j| (0..3).map(|i| m[i][j] * m[i][j]).sum::<f64>().sqrt())
+}
+
+#[test]
+fn cube_scene_scatters_3000_cubes_on_its_surface_inside_the_polygon_by_seed() {
+    let world = scene("cube_scene.json", 1);
+    let cubes = placed(&world, "cube");
+    assert_eq!(cubes.len(), 3000);
+    assert_eq!(world.surfaces.len(), 1);
+    assert_eq!(world.surfaces[0].material, "dry");
+    assert!((world.surfaces[0].cone_index_pa - 250.0 * 6894.76).abs() < 1e-6);
+    // The surface's top is at z = 0.005; the entry's offset is -0.1.
+    for c in &cubes {
+        let [x, y, z] = origin_of(&c.world_from_model);
+        assert!(x.abs() <= 1000.0 && y.abs() <= 1000.0, "({x}, {y})");
+        assert!((z - (0.005 - 0.1)).abs() < 1e-4, "z {z}");
+        let s = axis_scales(&c.world_from_model);
+        assert!((1.0..=5.0).contains(&s[0]), "{s:?}");
+        assert!(
+            (s[0] - s[1]).abs() < 1e-9 && (s[0] - s[2]).abs() < 1e-9,
+            "isotropic {s:?}"
+        );
+        assert_eq!(c.label.as_deref(), Some("obstacle"));
+    }
+    // Labels and classes come from the label file.
+    let obstacle = world
+        .label_classes
+        .iter()
+        .find(|c| c.name == "obstacle")
+        .unwrap();
+    assert_eq!(
+        (obstacle.number, obstacle.color.r, obstacle.color.g),
+        (5, 255, 0)
+    );
+    // The layered surface is the ground sensors see; its trail and layers are kept.
+    let ground = world
+        .meshes
+        .iter()
+        .find(|m| m.name == "layered_surface")
+        .unwrap();
+    assert_eq!(ground.label.as_deref(), Some("ground"));
+    let layered = world
+        .mavs
+        .as_ref()
+        .unwrap()
+        .layered_surface
+        .as_ref()
+        .unwrap();
+    let trail = layered.trail.as_ref().unwrap();
+    assert_eq!((trail.trail_width, trail.wheelbase), (2.0, 1.25));
+    assert!(trail.paths[0].ends_with("waypoints/vehicle2_pos_1.vprp"));
+    assert!(
+        layered
+            .layers
+            .as_ref()
+            .unwrap()
+            .ends_with("surface_textures/road_surfaces.json")
+    );
+    // Reproducible by seed, different for another.
+    let again = scene("cube_scene.json", 1);
+    assert_eq!(again.meshes, world.meshes);
+    let other = scene("cube_scene.json", 2);
+    assert_ne!(other.meshes, world.meshes);
+}
+
+#[test]
+fn obstacle_field_keeps_its_minimum_spacing() {
+    let world = scene("obstacle_field.json", 0);
+    let cylinders = placed(&world, "cylinder");
+    assert_eq!(cylinders.len(), 70);
+    let points: Vec<[f64; 3]> = cylinders
+        .iter()
+        .map(|c| origin_of(&c.world_from_model))
+        .collect();
+    for (i, p) in points.iter().enumerate() {
+        assert!((-35.0..=35.0).contains(&p[0]) && (-50.0..=50.0).contains(&p[1]));
+        for q in &points[i + 1..] {
+            let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+            assert!(d >= 5.0, "{p:?} {q:?} {d}");
+        }
+    }
+}
+
+#[test]
+fn the_brick_is_stood_up_and_turned_as_mavs_turns_it() {
+    let world = scene("brick_scene.json", 0);
+    let brick = placed(&world, "brick");
+    assert_eq!(brick.len(), 1);
+    let m = &brick[0].world_from_model;
+    // brick.obj spans x -2.5..2.5, y 0..2.5, z -5..5 (Y up). `Rotate Y to Z` stands it on
+    // the ground (mesh +Y up); yaw +π/2 in MAVS turns mesh +X to world −Y (clockwise), so the
+    // long side (mesh Z, which the swap made mesh −Y) lies along world X.
+    let corners: Vec<[f64; 3]> = [-2.5, 2.5]
+        .iter()
+        .flat_map(|&x| [0.0, 2.5].map(move |y| (x, y)))
+        .flat_map(|(x, y)| [-5.0, 5.0].map(move |z| [x, y, z]))
+        .map(|p| apply(m, p))
+        .collect();
+    let span = |k: usize| {
+        let lo = corners.iter().map(|c| c[k]).fold(f64::INFINITY, f64::min);
+        let hi = corners
+            .iter()
+            .map(|c| c[k])
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    };
+    let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-5 && (a.1 - b.1).abs() < 1e-5;
+    assert!(close(span(0), (-0.25, 0.25)), "x {:?}", span(0));
+    assert!(close(span(1), (-0.125, 0.125)), "y {:?}", span(1));
+    assert!(close(span(2), (0.0, 0.125)), "z {:?}", span(2));
+    // Mesh +X (the brick's width) points to world -Y.
+    let x_axis = [m[0][0], m[1][0], m[2][0]];
+    assert!(x_axis[1] < -0.04 && x_axis[0].abs() < 1e-6, "{x_axis:?}");
+    // The first object is its 2e9 m ground slab, labelled from the label file.
+    let surface = placed(&world, "surface");
+    assert_eq!(surface[0].label.as_deref(), Some("rough trail"));
+}
+
+/// Loads `json` written to a temporary scene file, expecting it to fail; the messages.
+fn failing(name: &str, json: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("passerby-mavs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, json).unwrap();
+    let loaded = load_scene_file(&path, &options(0));
+    assert!(
+        loaded.world.is_none(),
+        "{name} should fail: {:#?}",
+        messages(&loaded)
+    );
+    messages(&loaded)
+}
+
+fn expect(messages: &[String], needle: &str) {
+    assert!(
+        messages.iter().any(|m| m.contains(needle)),
+        "no `{needle}` in {messages:#?}"
+    );
+}
+
+#[test]
+fn bad_scenes_are_errors_with_their_place_not_crashes() {
+    let m = failing(
+        "missing_mesh",
+        r#"{"Objects": [{"Mesh": "misc/nope.obj", "Instances": [{"Position": [0, 0, 0]}]}]}"#,
+    );
+    expect(
+        &m,
+        "missing_mesh.json:1:23: error: `Objects[0].Mesh`: mesh file `",
+    );
+    expect(&m, "scenes/meshes/misc/nope.obj` does not exist");
+
+    let m = failing(
+        "non_convex",
+        "{\"Objects\": [{\"Mesh\": \"misc/cube.obj\",\n \"Random\": {\"Number\": 5, \"Polygon\": [[0,0],[2,1],[0,2],[0.5,1]]}}]}",
+    );
+    expect(
+        &m,
+        "non_convex.json:2:37: error: `Objects[0].Random.Polygon`: the polygon is not convex",
+    );
+
+    let m = failing(
+        "degenerate",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Random": {"Number": 5, "Polygon": [[0,0],[1,1],[2,2]]}}]}"#,
+    );
+    expect(&m, "`Objects[0].Random.Polygon`: the polygon has no area");
+
+    let m = failing(
+        "short_array",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Instances": [{"Position": [1, 2]}]}]}"#,
+    );
+    expect(
+        &m,
+        "`Objects[0].Instances[0].Position`: expected 3 numbers, found 2",
+    );
+
+    let m = failing(
+        "wrong_types",
+        r#"{"Objects": [{"Mesh": 7, "Random": {"Number": "many", "Polygon": [[0,0],[1,0],[0,1]], "Scale": [1, 2, 3, 4]}}],
+            "Surface Mesh": {"Mesh": "x"}}"#,
+    );
+    expect(
+        &m,
+        "`Objects[0].Mesh`: expected a string, found the number 7",
+    );
+    expect(
+        &m,
+        "`Objects[0].Random.Number`: expected a number, found the string \"many\"",
+    );
+    expect(
+        &m,
+        "`Objects[0].Random.Scale`: expected [lo, hi] or [[xlo, xhi], [ylo, yhi], [zlo, zhi]], found an array of 4",
+    );
+    expect(&m, "`Surface Mesh`: expected an array, found an object");
+
+    let m = failing(
+        "no_placement",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj"}]}"#,
+    );
+    expect(&m, "`Objects[0]`: neither `Instances` nor `Random`");
+
+    let m = failing(
+        "syntax",
+        "{\"Objects\": [\n  {\"Mesh\": \"misc/cube.obj\",}\n]}",
+    );
+    expect(
+        &m,
+        "syntax.json:2:28: error: expected a member name in double quotes, found `}`",
+    );
+
+    let m = failing("not_an_object", "[1, 2]");
+    expect(&m, "`$`: expected an object, found an array of 2");
+}
+
+#[test]
+fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
+    let dir = std::env::temp_dir().join(format!("passerby-mavs-ok-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("legacy.json");
+    std::fs::write(
+        &path,
+        r#"{"Sky": 1, "Objects": [{"Mesh": "misc/cube.obj", "Colour": 1, "Instances": [
+            {"YawPitchRoll": [0, 1.5707963267948966, 0], "Position": [1, 2, 3], "Colour": 2},
+            {"YawPitchRoll": [0, 1.5707963267948966, 0], "Position": [1, 2, 3]}]}]}"#,
+    )
+    .unwrap();
+    let opts = Options {
+        ypr: YprConvention::Legacy,
+        ..options(0)
+    };
+    let loaded = load_scene_file(&path, &opts);
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    assert_eq!(
+        m.iter().filter(|m| m.contains("unknown key")).count(),
+        3,
+        "{m:#?}"
+    );
+    let cube = &world.meshes[0];
+    let p = apply(&cube.world_from_model, [1.0, 0.0, 0.0]);
+    assert!(
+        (p[0] - 1.0).abs() < 1e-9 && (p[1] - 1.0).abs() < 1e-9 && (p[2] - 3.0).abs() < 1e-9,
+        "{p:?}"
+    );
+    assert_eq!(cube.label, None, "no label file");
+}

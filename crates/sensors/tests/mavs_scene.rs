@@ -1,0 +1,111 @@
+//! A lidar placed by a rig in a MAVS scene sees the scene's placed meshes with the classes of
+//! MAVS's label file, and each return lies on a cylinder's wall or on the ground.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+mod common;
+
+use passerby_assets::{ModelLibrary, Resolver};
+use passerby_scene::build_scene;
+use passerby_sensors::{Observation, Rig, SceneView};
+use passerby_sim::{SimOptions, Simulation};
+use std::path::Path;
+
+#[test]
+fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
+    let rig = common::load(
+        r#"<sensor class="lidar3d" name="lidar"><pose_3d>0 0 1 0 0 0</pose_3d>
+        <sensor_period>0.1</sensor_period><vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees>
+        <horz_nrays>720</horz_nrays><range_std_noise>0</range_std_noise><range_max>60</range_max></sensor>"#,
+    );
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
+    let opts = passerby_mavs::Options {
+        data_dir: Some(data.clone()),
+        ..passerby_mavs::Options::default()
+    };
+    let loaded = passerby_mavs::load_scene(
+        &data.join("scenes/obstacle_field.json"),
+        &opts,
+        passerby_mavs::SourceMap::new(),
+        rig,
+    );
+    let world = loaded.world.unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: None,
+            seed: 0,
+        },
+    )
+    .unwrap();
+    let mut rig = Rig::new(&world, 0);
+    let mut clouds = Vec::new();
+    while clouds.is_empty() {
+        sim.step();
+        let view = SceneView { built: &built };
+        for o in rig.step(&sim, &view) {
+            if let Observation::PointCloud(c) = o {
+                clouds.push(c);
+            }
+        }
+    }
+    let cloud = &clouds[0];
+    let class_of =
+        |p: &passerby_sensors::lidar::LidarPoint| built.classes[p.label as usize].as_str();
+    let cylinders: Vec<([f64; 3], f64)> = world
+        .meshes
+        .iter()
+        .filter(|m| m.name.starts_with("cylinder_"))
+        .map(|m| {
+            let s = (0..3)
+                .map(|i| m.world_from_model[i][0].powi(2))
+                .sum::<f64>()
+                .sqrt();
+            (
+                [
+                    m.world_from_model[0][3],
+                    m.world_from_model[1][3],
+                    m.world_from_model[2][3],
+                ],
+                s,
+            )
+        })
+        .collect();
+    let (mut obstacle, mut ground) = (0, 0);
+    for p in &cloud.points {
+        let w = [
+            f64::from(p.position[0]),
+            f64::from(p.position[1]),
+            f64::from(p.position[2]) + 1.0,
+        ];
+        match class_of(p) {
+            "obstacle" => {
+                obstacle += 1;
+                // On the wall of some cylinder: cylinder.obj is an open 32-sided prism of
+                // radius 0.5 and height 1, so a facet lies between 0.5 cos(π/32) and 0.5 from
+                // the axis (scaled).
+                let inner = 0.5 * (std::f64::consts::PI / 32.0).cos();
+                let on_one = cylinders.iter().any(|(c, s)| {
+                    let r = ((w[0] - c[0]).powi(2) + (w[1] - c[1]).powi(2)).sqrt();
+                    (inner * s - 1e-3..=0.5 * s + 1e-3).contains(&r)
+                        && (c[2] - 1e-3..=c[2] + s + 1e-3).contains(&w[2])
+                });
+                assert!(on_one, "obstacle point {w:?} on no cylinder");
+            }
+            "ground" => {
+                ground += 1;
+                // surface.obj's corners are 1e5 m out: in f32 its plane is good to millimetres.
+                assert!((w[2] - 0.005).abs() < 5e-3, "ground point {w:?}");
+            }
+            other => panic!("unexpected class {other} at {w:?}"),
+        }
+    }
+    assert!(
+        obstacle > 500 && ground > 500,
+        "{obstacle} obstacle, {ground} ground points"
+    );
+}

@@ -9,7 +9,8 @@ use crate::surface::HeightSurface;
 use crate::transform::{AxisSwaps, YprConvention, apply, object_transform, surface_transform};
 use passerby_diag::{SourceMap, Span};
 use passerby_world::{
-    Affine3x4, LayeredSurface, MavsExtras, MeshInstance, SurfaceMesh, Trail, World,
+    Affine3x4, Color, ElevationMap, ElevationSource, LabeledElement, LayeredSurface, MavsExtras,
+    MeshInstance, SurfaceMesh, Trail, World, WorldElement,
 };
 use rand::RngExt;
 use std::collections::HashMap;
@@ -239,11 +240,30 @@ impl<'a> SceneReader<'a> {
                 .optional(h, hk, "Resolution", 1.0, Report::number)?;
             let z_scale = self.report.optional(h, hk, "Scale", 0.1, Report::number)?;
             let image = self.surface_path(map);
-            self.report.warn(
-                h.span,
-                hk,
-                "heightmap surfaces are parsed but not built yet: the scene has no ground here",
-            );
+            if let Some(grid) =
+                crate::heightmap::grid(&image, resolution, z_scale, self.report, h.span, hk)
+            {
+                // Both what sensors see and the surface heights come from (MAVS writes it out
+                // as a mesh and loads it as both).
+                self.world.elements.push(LabeledElement {
+                    element: WorldElement::ElevationMap(ElevationMap {
+                        source: ElevationSource::Heightmap {
+                            file: image.clone(),
+                            metres_per_level: z_scale,
+                        },
+                        resolution,
+                        corner_min: [Some(grid.corner_min[0]), Some(grid.corner_min[1])],
+                        grid: Some(grid),
+                        texture_image: String::new(),
+                        texture_image_rotate: 0,
+                        texture_extension: [0.0; 2],
+                        mesh_color: Color::rgb(0xa0, 0xa0, 0x80),
+                        model_split_size: 0.0,
+                        apply_kernel: String::new(),
+                    }),
+                    label: Some("ground".into()),
+                });
+            }
             surface.heightmap = Some((image, resolution, z_scale));
         }
         if let Some(t) = v.get("Trail") {
@@ -396,9 +416,15 @@ impl<'a> SceneReader<'a> {
             );
             let first_placed = self.world.meshes.len();
             self.object(entry, &path, i, &mut heights);
+            let has_grid = self
+                .world
+                .elements
+                .iter()
+                .any(|e| matches!(e.element, WorldElement::ElevationMap(_)));
             if heights.is_none()
                 && i == 0
                 && self.world.surfaces.is_empty()
+                && !has_grid
                 && entry.get("Instances").is_some()
             {
                 // MAVS's documented rule: without a surface mesh the first object is the ground.
@@ -408,6 +434,7 @@ impl<'a> SceneReader<'a> {
                     .collect();
                 heights = Some(HeightSurface::build(
                     &placed,
+                    Vec::new(),
                     self.report,
                     entry.span,
                     &path,
@@ -474,7 +501,16 @@ impl<'a> SceneReader<'a> {
         let placements: Vec<Affine3x4> = if let Some(instances) = entry.get("Instances") {
             self.instances(instances, &format!("{path}.Instances"), swaps)
         } else if let Some(random) = entry.get("Random") {
-            if heights.is_none() && !self.world.surfaces.is_empty() {
+            let grids: Vec<passerby_world::ElevationGrid> = self
+                .world
+                .elements
+                .iter()
+                .filter_map(|e| match &e.element {
+                    WorldElement::ElevationMap(m) => m.grid.clone(),
+                    _ => None,
+                })
+                .collect();
+            if heights.is_none() && (!self.world.surfaces.is_empty() || !grids.is_empty()) {
                 let surfaces: Vec<(String, Affine3x4)> = self
                     .world
                     .surfaces
@@ -483,6 +519,7 @@ impl<'a> SceneReader<'a> {
                     .collect();
                 *heights = Some(HeightSurface::build(
                     &surfaces,
+                    grids,
                     self.report,
                     entry.span,
                     path,

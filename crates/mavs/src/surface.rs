@@ -13,6 +13,8 @@ use std::collections::HashMap;
 pub(crate) struct HeightSurface {
     scene: Scene,
     top: f32,
+    /// Heightmap grids, which are surfaces too.
+    grids: Vec<passerby_world::ElevationGrid>,
 }
 
 /// `Affine3A` of a row-major 3×4 transform.
@@ -25,6 +27,7 @@ impl HeightSurface {
     /// The meshes `(file, world_from_model)`; a file that does not load is reported at `span`.
     pub fn build(
         placed: &[(String, Affine3x4)],
+        grids: Vec<passerby_world::ElevationGrid>,
         report: &mut Report,
         span: Span,
         path: &str,
@@ -65,23 +68,23 @@ impl HeightSurface {
             scene.add_instance(mesh, world_from_mesh);
         }
         scene.commit();
-        HeightSurface { scene, top }
+        HeightSurface { scene, top, grids }
     }
 
     /// The height of the highest surface at `(x, y)`, if any.
     pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
+        let on_grids = self.grids.iter().filter_map(|g| g.height_at(x, y));
+        on_grids.chain(self.mesh_height_at(x, y)).reduce(f64::max)
+    }
+
+    fn mesh_height_at(&self, x: f64, y: f64) -> Option<f64> {
         if !self.top.is_finite() {
             return None;
         }
         // Just above the top (MAVS starts 500 m up; in f32 that costs a tenth of a millimetre).
         let start = self.top + 1.0;
-        let ray = Ray::new(
-            Vec3A::new(x as f32, y as f32, start),
-            Vec3A::NEG_Z,
-            0.0,
-            f32::MAX,
-        )
-        .ok()?;
+        let origin = Vec3A::new(x as f32, y as f32, start);
+        let ray = Ray::new(origin, Vec3A::NEG_Z, 0.0, f32::MAX).ok()?;
         self.scene.closest(&ray).map(|hit| f64::from(start - hit.t))
     }
 }

@@ -289,3 +289,52 @@ fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
     );
     assert_eq!(cube.label, None, "no label file");
 }
+
+#[test]
+fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
+    let dir = std::env::temp_dir().join(format!("passerby-mavs-hm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 5 x 4 pixels; grey = 10 x column + 40 x (row from the bottom).
+    let (w, h) = (5u32, 4u32);
+    let image = image::GrayImage::from_fn(w, h, |c, r| {
+        image::Luma([(10 * c + 40 * (h - 1 - r)) as u8])
+    });
+    let map = dir.join("hills.bmp");
+    image.save(&map).unwrap();
+    let scene = dir.join("hills.json");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"{{"UseFullPaths": true,
+                "Layered Surface": {{"Heightmap": {{"Map": "{}", "Resolution": 2.0, "Scale": 0.5}}}},
+                "Objects": [{{"Mesh": "misc/cube.obj", "Random": {{"Number": 50, "Offset": [0, 0, 0.5],
+                    "Polygon": [[-4, -3], [4, -3], [4, 3], [-4, 3]], "Scale": [1, 1]}}}}]}}"#,
+            map.display()
+        ),
+    )
+    .unwrap();
+    let loaded = load_scene_file(&scene, &options(3));
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    // Centred: column c at x = (c - 2) * 2, row-from-bottom j at y = (j - 1.5) * 2.
+    for c in 0..w {
+        for j in 0..h {
+            let (x, y) = ((f64::from(c) - 2.0) * 2.0, (f64::from(j) - 1.5) * 2.0);
+            let z = world.highest_elevation_under(x, y, 1e9);
+            let expected = f64::from(10 * c + 40 * j) * 0.5;
+            assert!((z - expected).abs() < 1e-9, "({x}, {y}): {z} != {expected}");
+        }
+    }
+    // Between samples the surface is planar (this map is a plane: 2.5 z/m along x, 10 along y).
+    let plane = |x: f64, y: f64| 2.5 * x + 10.0 * y + 40.0;
+    assert!((world.highest_elevation_under(0.7, -0.3, 1e9) - plane(0.7, -0.3)).abs() < 1e-9);
+    let cubes = placed(&world, "cube");
+    assert_eq!(cubes.len(), 50);
+    for c in cubes {
+        let [x, y, z] = origin_of(&c.world_from_model);
+        assert!(
+            (z - 0.5 - plane(x, y)).abs() < 1e-9,
+            "cube at ({x}, {y}, {z})"
+        );
+    }
+}

@@ -149,6 +149,14 @@ pub enum ElevationSource {
         /// `elevation_data_matrix_scale`.
         scale: f64,
     },
+    /// A MAVS heightmap: grey level × `metres_per_level`, one sample per pixel, centred on the
+    /// origin.
+    Heightmap {
+        /// Path.
+        file: String,
+        /// Metres per grey level.
+        metres_per_level: f64,
+    },
     /// A 6-column `x y z r g b` text file, resampled on the grid.
     XyzrgbFile {
         /// Path.

@@ -17,8 +17,14 @@ pub struct SceneGround {
 }
 
 impl SceneGround {
-    /// The static part of `built` (a scene built from `world`).
+    /// The static part of `built` (a scene built from `world`); only its height surfaces when
+    /// it has some (a MAVS scene's `Surface Mesh`: MAVS's height queries ignore every object).
     pub fn new(built: &BuiltScene, world: &World) -> SceneGround {
+        if let Some(surfaces) = &built.height_surfaces {
+            return SceneGround {
+                scene: surfaces.clone(),
+            };
+        }
         let movers: HashSet<&str> = world
             .actors
             .iter()

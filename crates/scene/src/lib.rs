@@ -104,6 +104,8 @@ pub struct BuiltScene {
     pub model_bvh_seconds: f64,
     /// Per instance, how it looks to cameras.
     pub instance_surfaces: Vec<Arc<Surface>>,
+    /// Meshes that serve only as the ground (MAVS `Surface Mesh`): not seen by sensors.
+    pub height_surfaces: Option<Scene>,
 }
 
 impl BuiltScene {
@@ -600,7 +602,19 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         b.bind(&a.name, true, first, world_from_actor);
     }
     b.scene.commit();
+    let height_surfaces = (!world.surfaces.is_empty()).then(|| {
+        let mut surfaces = Scene::new();
+        for surface in &world.surfaces {
+            if let Some((id, _)) = b.model_mesh(&surface.model_uri) {
+                let mesh = surfaces.add_mesh(b.scene.mesh(id).clone());
+                surfaces.add_instance(mesh, affine_of_3x4(&surface.world_from_model));
+            }
+        }
+        surfaces.commit();
+        surfaces
+    });
     BuiltScene {
+        height_surfaces,
         model_bvh_seconds: b.model_bvh_seconds,
         scene: b.scene,
         objects: b.objects,

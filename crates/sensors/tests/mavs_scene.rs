@@ -109,3 +109,40 @@ fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
         "{obstacle} obstacle, {ground} ground points"
     );
 }
+
+#[test]
+fn actors_stand_on_the_surface_mesh_not_on_objects() {
+    // A person placed right on the brick of brick_scene: MAVS's height queries see only the
+    // `Surface Mesh` (top at 0.005 x 0.0025 m), not the 0.125 m brick, which a person would
+    // otherwise step onto.
+    let rig = common::load(r#"<actor name="p"><init_pose>0 0 0</init_pose></actor>"#);
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
+    let opts = passerby_mavs::Options {
+        data_dir: Some(data.clone()),
+        ..passerby_mavs::Options::default()
+    };
+    let loaded = passerby_mavs::load_scene(
+        &data.join("scenes/brick_scene.json"),
+        &opts,
+        passerby_mavs::SourceMap::new(),
+        rig,
+    );
+    let world = loaded.world.unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    let ground = passerby_scene::SceneGround::new(&built, &world);
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: None,
+            seed: 0,
+        },
+    )
+    .unwrap();
+    sim.set_ground(Box::new(ground));
+    sim.step();
+    let z = sim.actors()[0].pose.z;
+    assert!((z - 0.005 * 0.0025).abs() < 1e-4, "actor at z {z}");
+}

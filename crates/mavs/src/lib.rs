@@ -12,6 +12,7 @@
 //! scene's `scenes/` folder (or the scene's own folder). `PathToMeshes` defaults to
 //! `<data>/scenes/meshes/`; a relative one is taken from the data folder.
 
+mod animations;
 mod heightmap;
 mod json;
 mod labels;

@@ -135,11 +135,7 @@ impl<'a> SceneReader<'a> {
             );
         }
         if let Some(v) = root.get("Animations") {
-            self.report.warn(
-                v.span,
-                "Animations",
-                "keyframe animations are not loaded yet: the scene has no animated meshes",
-            );
+            self.animations(v);
         }
         self.world.mavs = Some(extras);
     }

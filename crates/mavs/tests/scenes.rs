@@ -338,3 +338,100 @@ fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
         );
     }
 }
+
+#[test]
+fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
+    let data = std::env::temp_dir().join(format!("passerby-mavs-crowd-{}", std::process::id()));
+    let put = |rel: &str, text: &str| {
+        let path = data.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    put(
+        "scenes/meshes/walk/a.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    put(
+        "scenes/meshes/walk/b.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 2 0\nf 1 2 3\n",
+    );
+    put("scenes/meshes/walk/list.txt", "a.obj b.obj\n");
+    put(
+        "scenes/anims.json",
+        r#"{"Animations": [
+            {"Animation Folder": "walk", "Frame List": "walk/list.txt", "Behavior": "crowd", "Number": 5,
+             "Bounding Box": [[-3, -2], [4, 6]], "Speed": 1.2, "Mesh Scale": 0.01, "Rotate Y to X": true},
+            {"Animation Folder": "walk", "Frame List": "walk/list.txt", "Behavior": "circle",
+             "Initial Position": [0, 5, 0], "Speed": 1.0},
+            {"Animation Folder": "walk", "Frame List": "walk/list.txt"}]}"#,
+    );
+    put(
+        "scenes/by_file.json",
+        r#"{"Objects": [], "Animations": "scenes/anims.json"}"#,
+    );
+    let opts = Options {
+        data_dir: Some(data.clone()),
+        ..options(4)
+    };
+    let loaded = load_scene_file(&data.join("scenes/by_file.json"), &opts);
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    expect(
+        &m,
+        "`Animations[2]`: neither `Path` nor `Behavior`: skipped",
+    );
+    assert_eq!(world.actors.len(), 6);
+    for a in &world.actors[..5] {
+        let p = a.common.init_pose;
+        assert!(
+            (-3.0..=4.0).contains(&p.x) && (-2.0..=6.0).contains(&p.y),
+            "{p:?}"
+        );
+        assert_eq!(
+            a.behavior,
+            Some(passerby_world::Behavior::WanderInBox {
+                speed: 1.2,
+                min: [-3.0, -2.0],
+                max: [4.0, 6.0]
+            })
+        );
+        let k = a.keyframe_meshes.as_ref().unwrap();
+        assert_eq!(k.frames.len(), 2);
+        // Scale 0.01, then mesh +X to +Y.
+        assert!(
+            (k.object_from_model[1][0] - 0.01).abs() < 1e-12,
+            "{:?}",
+            k.object_from_model
+        );
+    }
+    assert_ne!(
+        world.actors[0].common.init_pose,
+        world.actors[1].common.init_pose
+    );
+    // The circle goes about the origin through the start point.
+    let circle = &world.actors[5];
+    assert_eq!(
+        circle.behavior,
+        Some(passerby_world::Behavior::Circle {
+            speed: 1.0,
+            radius: 5.0
+        })
+    );
+    assert_eq!(
+        (circle.common.init_pose.x, circle.common.init_pose.y),
+        (0.0, 0.0)
+    );
+
+    // A missing frame is an error naming the frame list.
+    put("scenes/meshes/walk/bad.txt", "a.obj missing.obj");
+    put(
+        "scenes/bad.json",
+        r#"{"Animations": [{"Animation Folder": "walk", "Frame List": "walk/bad.txt", "Behavior": "wander"}]}"#,
+    );
+    let loaded = load_scene_file(&data.join("scenes/bad.json"), &opts);
+    assert!(loaded.world.is_none());
+    expect(
+        &messages(&loaded),
+        "`Animations[0].Frame List`: frame `missing.obj`",
+    );
+}

@@ -49,6 +49,7 @@ impl Loader<'_> {
             visuals: Vec::new(),
             path: None,
             behavior: None,
+            keyframe_meshes: None,
         };
         // Class and instance visuals are both shown (MVSim HumanActor).
         for v in p.find_all("visual") {

@@ -78,6 +78,20 @@ pub struct SkinnedBody {
     pub instance: u32,
 }
 
+/// An actor whose body is a keyframe mesh sequence (MAVS animations): one dynamic mesh whose
+/// vertices are blended from two frames each step.
+#[derive(Clone, Debug)]
+pub struct KeyframedBody {
+    /// Index of the actor in the world (and in the simulation).
+    pub actor: usize,
+    /// Every frame's vertices (the mesh file's frame), all of the same count.
+    pub frames: Arc<Vec<Vec<Vec3>>>,
+    /// Frames per second.
+    pub frame_rate: f64,
+    /// The actor's own mesh in the scene.
+    pub mesh: MeshId,
+}
+
 /// A built scene and what each instance is.
 #[derive(Default)]
 pub struct BuiltScene {
@@ -106,6 +120,8 @@ pub struct BuiltScene {
     pub instance_surfaces: Vec<Arc<Surface>>,
     /// Meshes that serve only as the ground (MAVS `Surface Mesh`): not seen by sensors.
     pub height_surfaces: Option<Scene>,
+    /// Actors with keyframe mesh bodies.
+    pub keyframed: Vec<KeyframedBody>,
 }
 
 impl BuiltScene {
@@ -153,6 +169,7 @@ struct Builder<'l> {
     model_bvh_seconds: f64,
     bodies: Vec<Body>,
     skinned: Vec<SkinnedBody>,
+    keyframed: Vec<KeyframedBody>,
     classes: Vec<String>,
     object_ids: HashMap<String, u32>,
     /// While true, geometry goes into `batch` instead of becoming instances.
@@ -325,6 +342,65 @@ impl Builder<'_> {
         Some(())
     }
 
+    /// A keyframe mesh sequence as the actor's own dynamic mesh, at its first frame; `None`
+    /// (with a warning) when a frame does not load or has other vertices than the first.
+    fn keyframed_actor(
+        &mut self,
+        actor: usize,
+        keyframes: &KeyframeMeshes,
+        world_from_actor: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> Option<()> {
+        let mut frames = Vec::with_capacity(keyframes.frames.len());
+        let mut first: Option<Arc<Model>> = None;
+        for uri in &keyframes.frames {
+            let (result, _) = self.library.get(uri, &self.base);
+            let model = match result {
+                Ok(model) => model,
+                Err(e) => {
+                    self.warn(format!(
+                        "keyframe `{uri}` not available ({e}); placeholder geometry used"
+                    ));
+                    return None;
+                }
+            };
+            let vertices = rest_vertices(&model);
+            if let Some(f) = &first
+                && (vertices.len() != frames.first().map_or(0, Vec::len)
+                    || merged_triangles(&model) != merged_triangles(f))
+            {
+                self.warn(format!(
+                    "keyframe `{uri}` does not have the vertices and triangles of the first frame; placeholder geometry used"
+                ));
+                return None;
+            }
+            first.get_or_insert(model);
+            frames.push(vertices);
+        }
+        let model = first?;
+        let mesh = self.scene.add_mesh(TriangleMesh::new_dynamic(
+            frames[0].clone(),
+            merged_triangles(&model),
+        ));
+        let surface = Arc::new(Surface::of_model(&model, None));
+        let object_from_mesh = affine_of_3x4(&keyframes.object_from_model);
+        self.place(
+            mesh,
+            surface,
+            world_from_actor * object_from_mesh,
+            name,
+            class,
+        );
+        self.keyframed.push(KeyframedBody {
+            actor,
+            frames: Arc::new(frames),
+            frame_rate: keyframes.frame_rate,
+            mesh,
+        });
+        Some(())
+    }
+
     fn warn(&mut self, message: String) {
         if !self.warnings.contains(&message) {
             self.warnings.push(message);
@@ -418,6 +494,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         model_bvh_seconds: 0.0,
         bodies: Vec::new(),
         skinned: Vec::new(),
+        keyframed: Vec::new(),
         classes: std::iter::once("")
             .chain(BUILTIN_CLASSES)
             .map(str::to_owned)
@@ -573,11 +650,16 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .unwrap_or_else(|| "pedestrian".into());
         let world_from_actor = affine_from_pose(&a.common.init_pose);
         let first = b.scene.instance_count() as u32;
-        let skinned_visual = a
-            .visuals
-            .iter()
-            .filter(|v| v.enabled && !v.model_uri.is_empty())
-            .find_map(|v| b.skinned_actor(index, v, world_from_actor, &a.name, &class));
+        let keyframed = a
+            .keyframe_meshes
+            .as_ref()
+            .and_then(|k| b.keyframed_actor(index, k, world_from_actor, &a.name, &class));
+        let skinned_visual = keyframed.or_else(|| {
+            a.visuals
+                .iter()
+                .filter(|v| v.enabled && !v.model_uri.is_empty())
+                .find_map(|v| b.skinned_actor(index, v, world_from_actor, &a.name, &class))
+        });
         if skinned_visual.is_none()
             && !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class)
         {
@@ -621,6 +703,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         warnings: b.warnings,
         bodies: b.bodies,
         skinned: b.skinned,
+        keyframed: b.keyframed,
         classes: b.classes,
         static_instance,
         static_objects: batch.objects,

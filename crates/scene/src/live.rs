@@ -3,7 +3,7 @@
 //! into its own mesh and refitted, then the top level rebuilt. Sensors then see exactly the
 //! bodies of that instant; no actor is culled or simplified for being out of view.
 
-use crate::{BuiltScene, SkinnedBody, affine_from_pose};
+use crate::{BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
 use passerby_sim::gait::AnimationState;
@@ -76,11 +76,39 @@ pub struct Skeleton {
     pub bones: Vec<(usize, usize)>,
 }
 
+/// A keyframe-mesh actor's blend buffer.
+struct Blended {
+    body: KeyframedBody,
+    vertices: Vec<Vec3>,
+    /// Re-blended in the current update.
+    fresh: bool,
+}
+
+impl Blended {
+    /// Blends the two frames around simulated time `t` (the sequence loops from time 0).
+    fn blend(&mut self, t: f64) {
+        let frames = &self.body.frames;
+        let u = (t * self.body.frame_rate).max(0.0);
+        let k = u.floor();
+        let weight = (u - k) as f32;
+        let current = (k as usize) % frames.len();
+        let next = (current + 1) % frames.len();
+        self.vertices.clear();
+        self.vertices.extend(
+            frames[current]
+                .iter()
+                .zip(&frames[next])
+                .map(|(a, b)| a.lerp(*b, weight)),
+        );
+    }
+}
+
 /// A built scene kept in step with a simulation.
 pub struct LiveScene {
     /// The scene and what each instance is.
     pub built: BuiltScene,
     animated: Vec<Animated>,
+    blended: Vec<Blended>,
 }
 
 impl LiveScene {
@@ -142,7 +170,20 @@ impl LiveScene {
                 fresh: false,
             });
         }
-        Ok(LiveScene { built, animated })
+        let blended = built
+            .keyframed
+            .iter()
+            .map(|body| Blended {
+                body: body.clone(),
+                vertices: Vec::new(),
+                fresh: false,
+            })
+            .collect();
+        Ok(LiveScene {
+            built,
+            animated,
+            blended,
+        })
     }
 
     /// The skeletons of the skinned actors as last posed (the first skin of each model), for
@@ -257,10 +298,25 @@ impl LiveScene {
                 Ok(())
             })
             .collect::<Result<Vec<()>, LiveError>>()?;
+        let now = sim.time();
+        for b in &mut self.blended {
+            b.fresh = actors
+                .get(b.body.actor)
+                .is_some_and(|actor| seen(&actor.pose));
+        }
+        self.blended
+            .par_iter_mut()
+            .filter(|b| b.fresh)
+            .for_each(|b| b.blend(now));
         let mut posed: Vec<Option<&[Vec3]>> = vec![None; scene.mesh_count()];
         for a in self.animated.iter().filter(|a| a.fresh) {
             if let Some(slot) = posed.get_mut(a.body.mesh.0 as usize) {
                 *slot = Some(&a.vertices);
+            }
+        }
+        for b in self.blended.iter().filter(|b| b.fresh) {
+            if let Some(slot) = posed.get_mut(b.body.mesh.0 as usize) {
+                *slot = Some(&b.vertices);
             }
         }
         scene

@@ -146,3 +146,122 @@ fn actors_stand_on_the_surface_mesh_not_on_objects() {
     let z = sim.actors()[0].pose.z;
     assert!((z - 0.005 * 0.0025).abs() < 1e-4, "actor at z {z}");
 }
+
+/// Writes `text` at `root/rel`, making folders.
+fn put(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
+    let data = std::env::temp_dir().join(format!("passerby-mavs-anim-{}", std::process::id()));
+    // Three frames of a triangle standing in the x-z plane whose apex rises 1 m per frame.
+    for k in 0..3 {
+        put(
+            &data,
+            &format!("scenes/meshes/anim/f{k}.obj"),
+            &format!("v -0.3 0 0\nv 0.3 0 0\nv 0 0 {}\nf 1 2 3\n", 1 + k),
+        );
+    }
+    // No newline after the last name (MAVS would drop that frame).
+    put(
+        &data,
+        "scenes/meshes/anim/frames.txt",
+        "f0.obj\nf1.obj f2.obj",
+    );
+    put(
+        &data,
+        "scenes/meshes/ground.obj",
+        "v -50 -50 0\nv 50 -50 0\nv 50 50 0\nv -50 50 0\nf 1 2 3\nf 1 3 4\n",
+    );
+    put(
+        &data,
+        "waypoints/line.json",
+        r#"{"Waypoints": [[0, 0], [20, 0]]}"#,
+    );
+    put(
+        &data,
+        "scenes/anim.json",
+        r#"{"Objects": [{"Mesh": "ground.obj", "Instances": [{"Position": [0, 0, 0]}]}],
+            "Animations": [{"Animation Folder": "anim", "Frame List": "anim/frames.txt",
+                "Frame Rate": 2.0, "Speed": 1.0, "Path": "waypoints/line.json"}]}"#,
+    );
+    let opts = passerby_mavs::Options {
+        data_dir: Some(data.clone()),
+        ..passerby_mavs::Options::default()
+    };
+    let loaded = passerby_mavs::load_scene_file(&data.join("scenes/anim.json"), &opts);
+    let messages: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.headline(&loaded.sources))
+        .collect();
+    let world = loaded.world.unwrap_or_else(|| panic!("{messages:#?}"));
+    assert_eq!(world.actors.len(), 1);
+    assert_eq!(
+        world.actors[0]
+            .keyframe_meshes
+            .as_ref()
+            .unwrap()
+            .frames
+            .len(),
+        3
+    );
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let ground = passerby_scene::SceneGround::new(&built, &world);
+    let mut live = passerby_scene::LiveScene::new(built, &world).unwrap();
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: Some(0.005),
+            seed: 0,
+        },
+    )
+    .unwrap();
+    sim.set_ground(Box::new(ground));
+    // At 0.75 s: 0.75 m along the path, frame 1.5 (apex at 2.5 m); at 1.6 s: frame 3.2, which
+    // wraps to 0.2 of the way from frame 0 to frame 1 (apex at 1.2 m).
+    for (t, apex) in [(0.75, 2.5), (1.6, 1.2)] {
+        while sim.time() < t - 1e-9 {
+            sim.step();
+        }
+        live.update(&sim).unwrap();
+        let pose = sim.actors()[0].pose;
+        assert!(
+            (pose.x - t).abs() < 0.02 && pose.y.abs() < 1e-9 && pose.yaw.abs() < 1e-9,
+            "{pose:?}"
+        );
+        let scene = &live.built.scene;
+        let hits = |z: f32| {
+            let ray = passerby_raycast::Ray::new(
+                glam::Vec3A::new(pose.x as f32, -5.0, z),
+                glam::Vec3A::Y,
+                0.0,
+                10.0,
+            )
+            .unwrap();
+            scene.closest(&ray).map(|h| {
+                live.built
+                    .object_of(h.instance, h.triangle)
+                    .unwrap()
+                    .clone()
+            })
+        };
+        let below =
+            hits(apex as f32 - 0.05).unwrap_or_else(|| panic!("no hit below the apex at {t} s"));
+        assert_eq!(
+            (below.name.as_str(), below.class.as_str()),
+            ("anim_1", "pedestrian")
+        );
+        assert!(
+            hits(apex as f32 + 0.05).is_none(),
+            "a hit above the apex at {t} s"
+        );
+    }
+}

@@ -451,6 +451,22 @@ pub struct Actor {
     pub path: Option<ActorPath>,
     /// Our extension `<behavior>`, used instead of a path.
     pub behavior: Option<Behavior>,
+    /// A keyframe mesh sequence as the actor's body instead of a skinned model (MAVS
+    /// animations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyframe_meshes: Option<KeyframeMeshes>,
+}
+
+/// A body animated by a looping sequence of whole meshes, blended linearly between
+/// consecutive frames (MAVS keyframe animations). Every frame has the same vertices.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeyframeMeshes {
+    /// Frame files (absolute), in play order.
+    pub frames: Vec<String>,
+    /// Frames per second; the sequence loops every `frames.len() / frame_rate` seconds.
+    pub frame_rate: f64,
+    /// `object_from_model` (row-major 3×4): the mesh's scale and base rotation.
+    pub object_from_model: crate::Affine3x4,
 }
 
 impl Default for Actor {
@@ -473,6 +489,7 @@ impl Default for Actor {
             visuals: Vec::new(),
             path: None,
             behavior: None,
+            keyframe_meshes: None,
         }
     }
 }

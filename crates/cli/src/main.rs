@@ -36,6 +36,9 @@ pub struct GlobalArgs {
     /// world file whose contents join the scene
     #[arg(long, global = true, value_name = "RIG.xml")]
     pub rig: Option<PathBuf>,
+    /// A MAVS actor file (rigid meshes on waypoint paths) to add to a MAVS scene
+    #[arg(long, global = true, value_name = "FILE.json")]
+    pub mavs_actors: Option<PathBuf>,
     /// `YawPitchRoll` convention of MAVS scenes: `current` (yaw at index 0) or `legacy` (scenes
     /// written before June 2026, yaw at index 1)
     #[arg(long, global = true, value_enum, default_value = "current")]

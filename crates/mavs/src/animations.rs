@@ -357,7 +357,7 @@ impl SceneReader<'_> {
     }
 
     /// A MAVS waypoint file (`{"Waypoints": [[x, y], …]}`), relative to the data folder.
-    fn waypoints(&mut self, v: &Value, key: &str) -> Option<Vec<[f64; 2]>> {
+    pub(crate) fn waypoints(&mut self, v: &Value, key: &str) -> Option<Vec<[f64; 2]>> {
         let name = self.report.string(v, key)?;
         let path = self.data_dir.join(name);
         let text = match std::fs::read(&path) {

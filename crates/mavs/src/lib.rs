@@ -12,6 +12,7 @@
 //! scene's `scenes/` folder (or the scene's own folder). `PathToMeshes` defaults to
 //! `<data>/scenes/meshes/`; a relative one is taken from the data folder.
 
+mod actors;
 mod animations;
 mod heightmap;
 mod json;
@@ -40,6 +41,8 @@ pub struct Options {
     pub ypr: YprConvention,
     /// Seed of random placement.
     pub seed: u64,
+    /// A MAVS actor file (rigid meshes on waypoint paths) to add; scenes do not name them.
+    pub actors: Option<PathBuf>,
 }
 
 /// A load's result.
@@ -121,6 +124,9 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
         rig,
     );
     reader.read(&root);
+    if let Some(actors) = &opts.actors {
+        reader.actor_file(&passerby_diag::normalize_path(actors));
+    }
     let mut world = std::mem::take(&mut reader.world);
     world.source = path;
     let ok = !report.has_errors();

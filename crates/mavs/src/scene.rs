@@ -160,7 +160,7 @@ impl<'a> SceneReader<'a> {
         }
     }
 
-    fn swaps(&mut self, entry: &Value, path: &str) -> AxisSwaps {
+    pub(crate) fn swaps(&mut self, entry: &Value, path: &str) -> AxisSwaps {
         let mut flag = |key: &str| {
             self.report
                 .optional(entry, path, key, false, Report::boolean)

@@ -16,6 +16,7 @@ fn options(seed: u64) -> Options {
         data_dir: Some(data()),
         ypr: YprConvention::Current,
         seed,
+        actors: None,
     }
 }
 
@@ -433,5 +434,77 @@ fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
     expect(
         &messages(&loaded),
         "`Animations[0].Frame List`: frame `missing.obj`",
+    );
+}
+
+#[test]
+fn actor_files_add_rigid_meshes_on_waypoint_paths() {
+    let data = std::env::temp_dir().join(format!("passerby-mavs-actors-{}", std::process::id()));
+    let put = |rel: &str, text: &str| {
+        let path = data.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    put(
+        "scenes/meshes/cart.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    put(
+        "waypoints/loop.json",
+        r#"{"Waypoints": [[1, 2], [5, 2], [5, 6]]}"#,
+    );
+    put(
+        "actors/carts.json",
+        r#"{"Actors": [{"Mesh": "cart.obj", "Rotate Y to Z": true, "Locked to Ground": false, "Instances": [
+            {"Initial Position": [1, 2, 0.5], "Offset": [0, 0, 0.25], "Scale": [2, 2, 2], "Speed": 3.0,
+             "Waypoints File": "waypoints/loop.json"},
+            {"Initial Position": [5, 6, 0], "Waypoints File": "waypoints/loop.json"}]},
+            {"Mesh": "lorry.obj", "Instances": [{"Waypoints File": "waypoints/loop.json"}]}]}"#,
+    );
+    put("scenes/empty.json", r#"{"Objects": []}"#);
+    let opts = Options {
+        data_dir: Some(data.clone()),
+        actors: Some(data.join("actors/carts.json")),
+        ..options(0)
+    };
+    let loaded = load_scene_file(&data.join("scenes/empty.json"), &opts);
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    expect(&m, "`Actors[1].Mesh`: mesh file `");
+    assert_eq!(
+        world.actors.len(),
+        3,
+        "every instance, and the one without a mesh"
+    );
+    let cart = &world.actors[0];
+    let points = vec![[1.0, 2.0], [5.0, 2.0], [5.0, 6.0]];
+    assert_eq!(
+        cart.behavior,
+        Some(passerby_world::Behavior::Waypoints {
+            speed: 3.0,
+            points: points.clone()
+        })
+    );
+    assert!(
+        cart.common.skip_elevation_adjust,
+        "not locked to the ground"
+    );
+    assert_eq!(
+        (cart.common.init_pose.x, cart.common.init_pose.z),
+        (1.0, 0.5)
+    );
+    let body = cart.keyframe_meshes.as_ref().unwrap();
+    // Scale 2 after the Y-to-Z swap, raised by the offset.
+    assert_eq!(
+        apply(&body.object_from_model, [0.0, 1.0, 0.0]),
+        [0.0, 0.0, 2.25]
+    );
+    assert_eq!(
+        world.actors[1].behavior,
+        Some(passerby_world::Behavior::Waypoints { speed: 1.4, points })
+    );
+    assert!(
+        world.actors[2].keyframe_meshes.is_none(),
+        "placeholder body"
     );
 }

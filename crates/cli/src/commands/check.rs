@@ -69,6 +69,7 @@ pub fn load_any(global: &GlobalArgs, path: &std::path::Path) -> passerby_mvsim::
             crate::MavsYpr::Legacy => passerby_mavs::YprConvention::Legacy,
         },
         seed: global.seed,
+        actors: global.mavs_actors.clone(),
     };
     let Some(rig) = rig_world else {
         return passerby_mvsim::Loaded {
@@ -307,6 +308,13 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
             (None, None) => "standing".into(),
         };
         let model = match (a.visuals.first(), models.actor_clips.get(&a.name)) {
+            _ if a.keyframe_meshes.is_some() => {
+                let k = a
+                    .keyframe_meshes
+                    .as_ref()
+                    .map_or((0, 0.0), |k| (k.frames.len(), k.frame_rate));
+                format!("keyframe meshes: {} frame(s) at {} Hz", k.0, k.1)
+            }
             (Some(v), Some(clips)) => {
                 let clips: Vec<String> = clips
                     .iter()

@@ -46,6 +46,24 @@ fn single_node_model(
     }
 }
 
+/// The MTL text without `Ka`/`Kd`/`Ks`/`Ke`/`Tf` lines naming a spectral reflectance file
+/// (`Kd spectral olive.spec`, which MAVS writes next to the RGB line and tobj cannot parse);
+/// whether any were dropped.
+fn without_spectral_colours(mtl: &str) -> (String, bool) {
+    let mut dropped = false;
+    let kept: Vec<&str> = mtl
+        .lines()
+        .filter(|line| {
+            let mut words = line.split_whitespace();
+            let spectral = matches!(words.next(), Some("Ka" | "Kd" | "Ks" | "Ke" | "Tf"))
+                && words.next() == Some("spectral");
+            dropped |= spectral;
+            !spectral
+        })
+        .collect();
+    (kept.join("\n"), dropped)
+}
+
 /// Imports an OBJ file and the MTL files it names.
 pub fn import_obj(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
     let invalid = |reason: String| AssetError::Invalid {
@@ -59,10 +77,21 @@ pub fn import_obj(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
         ..Default::default()
     };
     let mut reader = std::io::BufReader::new(bytes);
-    let (models, materials) =
-        tobj::load_obj_buf(&mut reader, &options, |mtl| tobj::load_mtl(dir.join(mtl)))
-            .map_err(|e| invalid(format!("not a readable OBJ file: {e}")))?;
+    let spectral = std::cell::Cell::new(false);
+    let (models, materials) = tobj::load_obj_buf(&mut reader, &options, |mtl| {
+        let text =
+            std::fs::read_to_string(dir.join(mtl)).map_err(|_| tobj::LoadError::OpenFileFailed)?;
+        let (text, dropped) = without_spectral_colours(&text);
+        spectral.set(spectral.get() || dropped);
+        tobj::load_mtl_buf(&mut text.as_bytes())
+    })
+    .map_err(|e| invalid(format!("not a readable OBJ file: {e}")))?;
     let mut warnings = Vec::new();
+    if spectral.get() {
+        warnings.push(
+            "spectral colours (`Kd spectral file`, a MAVS extension) ignored; the RGB ones are used".into(),
+        );
+    }
     let materials = match materials {
         Ok(m) => m,
         Err(e) => {
@@ -314,5 +343,20 @@ mod tests {
         assert!(import_stl(Path::new("e.stl"), b"solid x\nendsolid\n").is_err());
         assert!(import_stl(Path::new("v.stl"), b"solid x\nvertex 1 2\n").is_err());
         assert!(import_stl(Path::new("n.stl"), b"solid x\nvertex 1 2 3\nvertex 1 2 3\n").is_err());
+    }
+
+    #[test]
+    fn mavs_spectral_colour_lines_do_not_lose_the_material() {
+        let (text, dropped) = without_spectral_colours(
+            "newmtl c\n  Kd spectral spectra/paint.spec\n  Kd 1.0 0.5 0.0\n",
+        );
+        assert!(dropped);
+        assert_eq!(text, "newmtl c\n  Kd 1.0 0.5 0.0");
+        let cylinder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/scenes/mavs/scenes/meshes/misc/cylinder.obj");
+        let model = crate::load_model(&cylinder).unwrap();
+        let colour = model.materials[0].base_color;
+        assert_eq!(colour, [1.0, 0.4745, 0.0, 1.0]);
+        assert!(model.warnings.iter().any(|w| w.contains("spectral")));
     }
 }

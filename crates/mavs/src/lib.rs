@@ -22,6 +22,7 @@ mod read;
 mod scene;
 mod surface;
 pub mod transform;
+mod vegetation;
 
 pub use passerby_diag::SourceMap;
 pub use placement::{ConvexPolygon, PolygonError};

@@ -102,7 +102,11 @@ impl ConvexPolygon {
 
 /// The generator of entry `index` of a scene loaded with `seed`.
 pub fn entry_rng(seed: u64, index: usize) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    ChaCha8Rng::seed_from_u64(
+        seed ^ (index as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    )
 }
 
 /// Draws attempts per point before giving up on a minimum spacing.

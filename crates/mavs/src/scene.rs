@@ -48,6 +48,8 @@ pub(crate) struct SceneReader<'a> {
     pub world: World,
     /// Per mesh file name: instances placed so far (for unique names).
     names: HashMap<String, usize>,
+    /// The surface random placement and planting stand things on, once built.
+    pub(crate) heights: Option<HeightSurface>,
 }
 
 impl<'a> SceneReader<'a> {
@@ -73,6 +75,7 @@ impl<'a> SceneReader<'a> {
             labels: Labels::default(),
             world: rig,
             names: HashMap::new(),
+            heights: None,
         }
     }
 
@@ -128,11 +131,7 @@ impl<'a> SceneReader<'a> {
         {
             let text = &self.text[v.span.start as usize..v.span.end as usize];
             extras.vegetation_distribution = Some(text.to_owned());
-            self.report.warn(
-                v.span,
-                "Vegetation Distribution",
-                "kept but not planted yet: its plants are not in the scene",
-            );
+            self.vegetation(v);
         }
         if let Some(v) = root.get("Animations") {
             self.animations(v);
@@ -388,7 +387,7 @@ impl<'a> SceneReader<'a> {
             return;
         };
         // Heights for random placement: the surface meshes, or else the first entry's meshes.
-        let mut heights: Option<HeightSurface> = None;
+        let mut heights: Option<HeightSurface> = self.heights.take();
         for (i, entry) in entries.iter().enumerate() {
             let path = format!("Objects[{i}]");
             if self.report.object(entry, &path).is_none() {
@@ -437,6 +436,36 @@ impl<'a> SceneReader<'a> {
                 ));
             }
         }
+        self.heights = heights;
+    }
+
+    /// The surface meshes and heightmap grids as a height surface, if the scene has any.
+    pub(crate) fn surface_heights(&mut self, span: Span, path: &str) -> Option<HeightSurface> {
+        let grids: Vec<passerby_world::ElevationGrid> = self
+            .world
+            .elements
+            .iter()
+            .filter_map(|e| match &e.element {
+                WorldElement::ElevationMap(m) => m.grid.clone(),
+                _ => None,
+            })
+            .collect();
+        if self.world.surfaces.is_empty() && grids.is_empty() {
+            return None;
+        }
+        let surfaces: Vec<(String, Affine3x4)> = self
+            .world
+            .surfaces
+            .iter()
+            .map(|s| (s.model_uri.clone(), s.world_from_model))
+            .collect();
+        Some(HeightSurface::build(
+            &surfaces,
+            grids,
+            self.report,
+            span,
+            path,
+        ))
     }
 
     fn object(
@@ -497,29 +526,8 @@ impl<'a> SceneReader<'a> {
         let placements: Vec<Affine3x4> = if let Some(instances) = entry.get("Instances") {
             self.instances(instances, &format!("{path}.Instances"), swaps)
         } else if let Some(random) = entry.get("Random") {
-            let grids: Vec<passerby_world::ElevationGrid> = self
-                .world
-                .elements
-                .iter()
-                .filter_map(|e| match &e.element {
-                    WorldElement::ElevationMap(m) => m.grid.clone(),
-                    _ => None,
-                })
-                .collect();
-            if heights.is_none() && (!self.world.surfaces.is_empty() || !grids.is_empty()) {
-                let surfaces: Vec<(String, Affine3x4)> = self
-                    .world
-                    .surfaces
-                    .iter()
-                    .map(|s| (s.model_uri.clone(), s.world_from_model))
-                    .collect();
-                *heights = Some(HeightSurface::build(
-                    &surfaces,
-                    grids,
-                    self.report,
-                    entry.span,
-                    path,
-                ));
+            if heights.is_none() {
+                *heights = self.surface_heights(entry.span, path);
             }
             self.random(
                 random,

@@ -13,6 +13,8 @@ use std::collections::HashMap;
 pub(crate) struct HeightSurface {
     scene: Scene,
     top: f32,
+    /// (x, y) bounds of the meshes and grids: lower and upper corners.
+    pub bounds: Option<([f64; 2], [f64; 2])>,
     /// Heightmap grids, which are surfaces too.
     grids: Vec<passerby_world::ElevationGrid>,
 }
@@ -35,6 +37,12 @@ impl HeightSurface {
         let mut scene = Scene::new();
         let mut meshes = HashMap::new();
         let mut top = f32::NEG_INFINITY;
+        let mut bounds: Option<([f64; 2], [f64; 2])> = None;
+        let mut grow = |x: f64, y: f64| {
+            let (lo, hi) = bounds.get_or_insert(([x, y], [x, y]));
+            *lo = [lo[0].min(x), lo[1].min(y)];
+            *hi = [hi[0].max(x), hi[1].max(y)];
+        };
         for (file, m) in placed {
             let mesh = match meshes.get(file) {
                 Some(&id) => id,
@@ -63,12 +71,26 @@ impl HeightSurface {
             };
             let world_from_mesh = affine3a(m);
             for v in scene.mesh(mesh).vertices() {
-                top = top.max(world_from_mesh.transform_point3a(*v).z);
+                let w = world_from_mesh.transform_point3a(*v);
+                top = top.max(w.z);
+                grow(f64::from(w.x), f64::from(w.y));
             }
             scene.add_instance(mesh, world_from_mesh);
         }
+        for g in &grids {
+            grow(g.corner_min[0], g.corner_min[1]);
+            grow(
+                g.corner_min[0] + (g.nx - 1) as f64 * g.resolution,
+                g.corner_min[1] + (g.ny - 1) as f64 * g.resolution,
+            );
+        }
         scene.commit();
-        HeightSurface { scene, top, grids }
+        HeightSurface {
+            scene,
+            top,
+            bounds,
+            grids,
+        }
     }
 
     /// The height of the highest surface at `(x, y)`, if any.

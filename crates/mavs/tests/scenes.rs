@@ -508,3 +508,62 @@ fn actor_files_add_rigid_meshes_on_waypoint_paths() {
         "placeholder body"
     );
 }
+
+#[test]
+fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
+    let data = std::env::temp_dir().join(format!("passerby-mavs-veg-{}", std::process::id()));
+    let put = |rel: &str, text: &str| {
+        let path = data.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    put(
+        "scenes/meshes/ground.obj",
+        "v -100 -100 0\nv 100 -100 0\nv 100 100 0\nv -100 100 0\nf 1 2 3\nf 1 3 4\n",
+    );
+    put(
+        "scenes/meshes/tree.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 0 2\nf 1 2 3\n",
+    );
+    put(
+        "scenes/forest.json",
+        r#"{"Surface Mesh": [{"Mesh": "ground.obj"}], "Objects": [],
+            "Vegetation Distribution": {"Species": [{"Name": "oak", "Mesh": "tree.obj", "Mesh Height": 2.0}],
+              "Zones": [{"Coordinates": [-100, 0], "Species": [{"Density": 0.01, "MinDiam": 10, "MaxDiam": 20}]},
+                        {"Coordinates": [100, 0], "Species": [{"Density": 0.0, "MinDiam": 10, "MaxDiam": 20}]}]}}"#,
+    );
+    let opts = Options {
+        data_dir: Some(data.clone()),
+        ..options(5)
+    };
+    let load = || {
+        let loaded = load_scene_file(&data.join("scenes/forest.json"), &opts);
+        let m = messages(&loaded);
+        loaded.world.unwrap_or_else(|| panic!("{m:#?}"))
+    };
+    let world = load();
+    let oaks = placed(&world, "oak");
+    // 100 cells of 20 m; the west half near 0.01/m² (4 a cell), the east half near none.
+    let (west, east) = oaks.iter().fold((0, 0), |(w, e), o| {
+        if origin_of(&o.world_from_model)[0] < 0.0 {
+            (w + 1, e)
+        } else {
+            (w, e + 1)
+        }
+    });
+    assert!(
+        west > 150 && west < 250 && east < west / 3,
+        "west {west}, east {east}"
+    );
+    for o in &oaks {
+        let [x, y, z] = origin_of(&o.world_from_model);
+        assert!(
+            x.abs() <= 100.0 && y.abs() <= 100.0 && z.abs() < 1e-4,
+            "({x}, {y}, {z})"
+        );
+        // D in [10, 20] cm: h in [3.6, 6.242] m on a 2 m mesh.
+        let s = axis_scales(&o.world_from_model)[0];
+        assert!((1.8 - 1e-9..=3.121 + 1e-9).contains(&s), "scale {s}");
+    }
+    assert_eq!(load().meshes, world.meshes, "reproducible by seed");
+}

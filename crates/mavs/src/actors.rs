@@ -7,11 +7,10 @@
 //! the actor (only its height is exactly MAVS's), and a mesh that is missing gives the
 //! placeholder body with a warning.
 
-use crate::json::{self, Value};
-use crate::read::Report;
+use crate::json::Value;
+use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
 use glam::{DMat3, DVec3};
-use passerby_diag::Span;
 use passerby_world::{Actor, Behavior, KeyframeMeshes, Pose3, SimulableCommon};
 use std::path::Path;
 
@@ -21,30 +20,8 @@ const DEFAULT_SPEED: f64 = 1.4;
 impl SceneReader<'_> {
     /// Reads an actor file and adds its actors.
     pub(crate) fn actor_file(&mut self, path: &Path) {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                self.report
-                    .diagnostics
-                    .push(passerby_diag::Diagnostic::error_without_span(format!(
-                        "cannot read the actor file `{}`: {e}",
-                        path.display()
-                    )));
-                return;
-            }
-        };
-        let file = self.sources.add(path, text);
-        let root = match json::parse(&self.sources.file(file).text, file) {
-            Ok(root) => root,
-            Err(e) => {
-                self.report
-                    .diagnostics
-                    .push(passerby_diag::Diagnostic::error(
-                        Span::new(file, e.offset, e.offset),
-                        e.message,
-                    ));
-                return;
-            }
+        let Some(root) = json_file(path, "actor file", None, self.report, self.sources) else {
+            return;
         };
         if self.report.object(&root, "$").is_none() {
             return;

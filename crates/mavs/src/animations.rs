@@ -7,8 +7,8 @@
 //! frame name counts without a trailing newline; frames blend linearly at `Frame Rate` with no
 //! skipped frames; `circle` walks a circle (MAVS's drifts outwards); random draws are seeded.
 
-use crate::json::{self, Kind, Value};
-use crate::read::Report;
+use crate::json::{Kind, Value};
+use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
 use glam::{DMat3, DVec3};
 use passerby_diag::Span;
@@ -44,27 +44,10 @@ impl SceneReader<'_> {
             Kind::Array(entries) => self.animation_entries(entries, "Animations"),
             Kind::String(name) => {
                 let path = self.data_dir.join(name);
-                let text = match std::fs::read(&path) {
-                    Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                    Err(e) => {
-                        let message =
-                            format!("cannot read the animation file `{}`: {e}", path.display());
-                        self.report.error(v.span, "Animations", message);
-                        return;
-                    }
-                };
-                let file = self.sources.add(&path, text);
-                let root = match json::parse(&self.sources.file(file).text, file) {
-                    Ok(root) => root,
-                    Err(e) => {
-                        self.report
-                            .diagnostics
-                            .push(passerby_diag::Diagnostic::error(
-                                Span::new(file, e.offset, e.offset),
-                                e.message,
-                            ));
-                        return;
-                    }
+                let named_at = Some((v.span, "Animations"));
+                let file = json_file(&path, "animation file", named_at, self.report, self.sources);
+                let Some(root) = file else {
+                    return;
                 };
                 let Some(list) = self.report.required(&root, "$", "Animations") else {
                     return;
@@ -360,30 +343,13 @@ impl SceneReader<'_> {
     pub(crate) fn waypoints(&mut self, v: &Value, key: &str) -> Option<Vec<[f64; 2]>> {
         let name = self.report.string(v, key)?;
         let path = self.data_dir.join(name);
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                self.report.error(
-                    v.span,
-                    key,
-                    format!("cannot read the waypoint file `{}`: {e}", path.display()),
-                );
-                return None;
-            }
-        };
-        let file = self.sources.add(&path, text);
-        let root = match json::parse(&self.sources.file(file).text, file) {
-            Ok(root) => root,
-            Err(e) => {
-                self.report
-                    .diagnostics
-                    .push(passerby_diag::Diagnostic::error(
-                        Span::new(file, e.offset, e.offset),
-                        e.message,
-                    ));
-                return None;
-            }
-        };
+        let root = json_file(
+            &path,
+            "waypoint file",
+            Some((v.span, key)),
+            self.report,
+            self.sources,
+        )?;
         let list = self.report.required(&root, "$", "Waypoints")?;
         let items = self.report.array(list, "Waypoints")?;
         let mut points = Vec::with_capacity(items.len());

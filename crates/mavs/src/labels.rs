@@ -1,8 +1,8 @@
 //! MAVS label files (`Object Labels`): which class each mesh file belongs to, and each class's
 //! colour and number (`LoadSemanticLabels`).
 
-use crate::json::{self, Value};
-use crate::read::Report;
+use crate::json::Value;
+use crate::read::{Report, json_file};
 use passerby_diag::{SourceMap, Span};
 use passerby_world::{Color, LabelClass};
 use std::path::Path;
@@ -40,27 +40,9 @@ impl Labels {
         report: &mut Report,
         sources: &mut SourceMap,
     ) -> Labels {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                report.error(
-                    named_at,
-                    "Object Labels",
-                    format!("cannot read the label file `{}`: {e}", path.display()),
-                );
-                return Labels::default();
-            }
-        };
-        let file = sources.add(path, text);
-        let root = match json::parse(&sources.file(file).text, file) {
-            Ok(v) => v,
-            Err(e) => {
-                report.diagnostics.push(passerby_diag::Diagnostic::error(
-                    Span::new(file, e.offset, e.offset),
-                    e.message,
-                ));
-                return Labels::default();
-            }
+        let named_at = Some((named_at, "Object Labels"));
+        let Some(root) = json_file(path, "label file", named_at, report, sources) else {
+            return Labels::default();
         };
         let mut labels = Labels {
             loaded: true,

@@ -3,9 +3,10 @@
 //! MAVS reads with rapidjson's `Get*()` and crashes on a wrong type or a short array; here every
 //! read says what was expected and where, and the load goes on to find further errors.
 
-use crate::json::{Kind, Value};
-use passerby_diag::{Diagnostic, Span};
+use crate::json::{self, Kind, Value};
+use passerby_diag::{Diagnostic, SourceMap, Span};
 use std::collections::HashSet;
+use std::path::Path;
 
 /// The diagnostics of one load.
 #[derive(Default)]
@@ -152,6 +153,40 @@ impl Report {
             self.error(obj.span, path, format!("`{key}` is missing"));
         }
         v
+    }
+}
+
+/// Reads and parses a side file (labels, animations, waypoints, actors) into `sources`. A file
+/// that cannot be read is reported where it is named (`named_at`: span and JSON path), or
+/// without a position; a syntax error at its own place.
+pub(crate) fn json_file(
+    path: &Path,
+    what: &str,
+    named_at: Option<(Span, &str)>,
+    report: &mut Report,
+    sources: &mut SourceMap,
+) -> Option<Value> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => {
+            let message = format!("cannot read the {what} `{}`: {e}", path.display());
+            match named_at {
+                Some((span, key)) => report.error(span, key, message),
+                None => report
+                    .diagnostics
+                    .push(Diagnostic::error_without_span(message)),
+            }
+            return None;
+        }
+    };
+    let file = sources.add(path, text);
+    match json::parse(&sources.file(file).text, file) {
+        Ok(root) => Some(root),
+        Err(e) => {
+            let span = Span::new(file, e.offset, e.offset);
+            report.diagnostics.push(Diagnostic::error(span, e.message));
+            None
+        }
     }
 }
 

@@ -42,6 +42,13 @@ fn placed<'w>(world: &'w World, stem: &str) -> Vec<&'w MeshInstance> {
         .collect()
 }
 
+/// Writes `text` at `root/rel`, making folders.
+fn put(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 /// Lengths of the transform's columns: the scale along each mesh axis.
 fn axis_scales(m: &Affine3x4) -> [f64; 3] {
     [0, 1, 2].map(|j| (0..3).map(|i| m[i][j] * m[i][j]).sum::<f64>().sqrt())
@@ -343,11 +350,7 @@ fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
 #[test]
 fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
     let data = std::env::temp_dir().join(format!("passerby-mavs-crowd-{}", std::process::id()));
-    let put = |rel: &str, text: &str| {
-        let path = data.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/walk/a.obj",
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
@@ -440,11 +443,7 @@ fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
 #[test]
 fn actor_files_add_rigid_meshes_on_waypoint_paths() {
     let data = std::env::temp_dir().join(format!("passerby-mavs-actors-{}", std::process::id()));
-    let put = |rel: &str, text: &str| {
-        let path = data.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/cart.obj",
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
@@ -512,11 +511,7 @@ fn actor_files_add_rigid_meshes_on_waypoint_paths() {
 #[test]
 fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
     let data = std::env::temp_dir().join(format!("passerby-mavs-veg-{}", std::process::id()));
-    let put = |rel: &str, text: &str| {
-        let path = data.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/ground.obj",
         "v -100 -100 0\nv 100 -100 0\nv 100 100 0\nv -100 100 0\nf 1 2 3\nf 1 3 4\n",

@@ -10,6 +10,26 @@ use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::{SimOptions, Simulation};
 use std::path::Path;
 
+/// A scene of `shared/scenes/mavs` joined by `rig`, and its built scene.
+fn shared_scene(
+    name: &str,
+    rig: passerby_world::World,
+) -> (passerby_world::World, passerby_scene::BuiltScene) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
+    let opts = passerby_mavs::Options {
+        data_dir: Some(data.clone()),
+        ..passerby_mavs::Options::default()
+    };
+    let scene = data.join("scenes").join(name);
+    let loaded = passerby_mavs::load_scene(&scene, &opts, passerby_mavs::SourceMap::new(), rig);
+    let world = loaded.world.unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    (world, built)
+}
+
 #[test]
 fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
     let rig = common::load(
@@ -17,22 +37,7 @@ fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
         <sensor_period>0.1</sensor_period><vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees>
         <horz_nrays>720</horz_nrays><range_std_noise>0</range_std_noise><range_max>60</range_max></sensor>"#,
     );
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
-    let opts = passerby_mavs::Options {
-        data_dir: Some(data.clone()),
-        ..passerby_mavs::Options::default()
-    };
-    let loaded = passerby_mavs::load_scene(
-        &data.join("scenes/obstacle_field.json"),
-        &opts,
-        passerby_mavs::SourceMap::new(),
-        rig,
-    );
-    let world = loaded.world.unwrap();
-    let mut library = ModelLibrary::new(Resolver::new(
-        std::env::temp_dir().join("passerby-no-cache"),
-    ));
-    let built = build_scene(&world, &mut library);
+    let (world, built) = shared_scene("obstacle_field.json", rig);
     assert!(built.warnings.is_empty(), "{:?}", built.warnings);
     let mut sim = Simulation::with_options(
         &world,
@@ -116,22 +121,7 @@ fn actors_stand_on_the_surface_mesh_not_on_objects() {
     // `Surface Mesh` (top at 0.005 x 0.0025 m), not the 0.125 m brick, which a person would
     // otherwise step onto.
     let rig = common::load(r#"<actor name="p"><init_pose>0 0 0</init_pose></actor>"#);
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
-    let opts = passerby_mavs::Options {
-        data_dir: Some(data.clone()),
-        ..passerby_mavs::Options::default()
-    };
-    let loaded = passerby_mavs::load_scene(
-        &data.join("scenes/brick_scene.json"),
-        &opts,
-        passerby_mavs::SourceMap::new(),
-        rig,
-    );
-    let world = loaded.world.unwrap();
-    let mut library = ModelLibrary::new(Resolver::new(
-        std::env::temp_dir().join("passerby-no-cache"),
-    ));
-    let built = build_scene(&world, &mut library);
+    let (world, built) = shared_scene("brick_scene.json", rig);
     let ground = passerby_scene::SceneGround::new(&built, &world);
     let mut sim = Simulation::with_options(
         &world,

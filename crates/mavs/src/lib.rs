@@ -17,9 +17,12 @@ mod animations;
 mod heightmap;
 mod json;
 mod labels;
+pub mod lidars;
 mod placement;
+pub mod poses;
 mod read;
 mod scene;
+mod sim_input;
 mod surface;
 pub mod transform;
 mod vegetation;
@@ -62,18 +65,19 @@ pub fn is_scene_file(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
-/// The data folder of a scene: given, or the parent of the `scenes` folder holding it, or the
-/// scene's own folder.
+/// The data folder of a scene: given, or the parent of the nearest `scenes` or `sims` folder
+/// holding it (MAVS's `data/scenes/…`, `data/sims/…`), or the file's own folder.
 pub fn data_dir_of(scene: &Path, given: Option<&Path>) -> PathBuf {
     if let Some(dir) = given {
         return passerby_diag::normalize_path(dir);
     }
     let scene = passerby_diag::normalize_path(scene);
     let folder = scene.parent().map(Path::to_path_buf).unwrap_or_default();
-    match (folder.file_name(), folder.parent()) {
-        (Some(name), Some(parent)) if name == "scenes" => parent.to_path_buf(),
-        _ => folder,
-    }
+    folder
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "scenes" || n == "sims"))
+        .and_then(Path::parent)
+        .map_or(folder.clone(), Path::to_path_buf)
 }
 
 /// Loads a MAVS scene file.
@@ -118,13 +122,16 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
     let mut reader = scene::SceneReader::new(
         &mut report,
         &mut sources,
-        text,
         data_dir,
         opts.ypr,
         opts.seed,
         rig,
     );
-    reader.read(&root);
+    if sim_input::is_sim_input(&root) {
+        reader.sim_input(&root);
+    } else {
+        reader.read(&root);
+    }
     if let Some(actors) = &opts.actors {
         reader.actor_file(&passerby_diag::normalize_path(actors));
     }

@@ -36,8 +36,6 @@ const PA_PER_PSI: f64 = 6894.76;
 pub(crate) struct SceneReader<'a> {
     pub report: &'a mut Report,
     pub sources: &'a mut SourceMap,
-    /// The scene file's text (for keeping raw JSON).
-    pub text: String,
     pub data_dir: PathBuf,
     /// `PathToMeshes`, with its trailing separator: mesh names are appended to it.
     pub meshes_dir: String,
@@ -56,7 +54,6 @@ impl<'a> SceneReader<'a> {
     pub fn new(
         report: &'a mut Report,
         sources: &'a mut SourceMap,
-        text: String,
         data_dir: PathBuf,
         convention: YprConvention,
         seed: u64,
@@ -66,7 +63,6 @@ impl<'a> SceneReader<'a> {
         SceneReader {
             report,
             sources,
-            text,
             data_dir,
             meshes_dir,
             use_full_paths: false,
@@ -129,8 +125,10 @@ impl<'a> SceneReader<'a> {
         if let Some(v) = root.get("Vegetation Distribution")
             && self.report.object(v, "Vegetation Distribution").is_some()
         {
-            let text = &self.text[v.span.start as usize..v.span.end as usize];
-            extras.vegetation_distribution = Some(text.to_owned());
+            // Its own file's text: a simulation input file reads its scene from another file.
+            let text = &self.sources.file(v.span.file).text;
+            let raw = text.get(v.span.start as usize..v.span.end as usize);
+            extras.vegetation_distribution = raw.map(str::to_owned);
             self.vegetation(v);
         }
         if let Some(v) = root.get("Animations") {

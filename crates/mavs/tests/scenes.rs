@@ -562,3 +562,65 @@ fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
     }
     assert_eq!(load().meshes, world.meshes, "reproducible by seed");
 }
+
+#[test]
+fn a_simulation_input_file_brings_its_scene_origin_poses_and_lidars() {
+    let loaded = load_scene_file(
+        &data().join("sims/sensor_sims/mrzr_cube_sim.json"),
+        &options(0),
+    );
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    expect(
+        &m,
+        "`Sensors[0]`: `camera` sensors are not built from MAVS models yet",
+    );
+    assert_eq!(placed(&world, "cube").len(), 3000, "the scene it names");
+    let geo = world.georeference.as_ref().unwrap();
+    assert_eq!(
+        (geo.latitude_deg, geo.longitude_deg, geo.height),
+        (32.3526, 90.8779, 73.152)
+    );
+    let vehicle = &world.vehicles[0];
+    assert_eq!(vehicle.sensors.len(), 1);
+    let lidar = &vehicle.sensors[0];
+    assert_eq!(lidar.name, "top_lidar");
+    assert_eq!((lidar.pose.x, lidar.pose.z, lidar.period), (0.0, 1.1, 0.1));
+    let passerby_world::SensorKind::Lidar3d(l) = &lidar.kind else {
+        panic!("{:?}", lidar.kind)
+    };
+    let angles = l.beam_elevations();
+    assert_eq!((angles.len(), l.horz_nrays), (64, 1024));
+    assert!(
+        (angles[0].to_degrees() + 15.8).abs() < 1e-9
+            && (angles[63].to_degrees() - 15.8).abs() < 1e-9
+    );
+    // Its poses: the ANVEL replay, one row per record, for the vehicle.
+    assert_eq!(world.replay.len(), 1700);
+    assert_eq!(world.replay[0].object, vehicle.name);
+    assert_eq!(
+        world.replay[0].transform.translation,
+        [-12.5825, 2.35755, 0.725]
+    );
+
+    let dir = std::env::temp_dir().join(format!("passerby-mavs-sim-{}", std::process::id()));
+    put(
+        &dir,
+        "sims/bad.json",
+        r#"{"Scene": {"Input File": "scenes/brick_scene.json"},
+        "Poses": {"Pose File": "waypoints/p.txt", "Pose Type": "text"},
+        "Sensors": [{"Type": "lidar", "Model": "M8", "Name": "l"}]}"#,
+    );
+    let opts = Options {
+        data_dir: Some(data()),
+        ..options(0)
+    };
+    let loaded = load_scene_file(&dir.join("sims/bad.json"), &opts);
+    assert!(loaded.world.is_none());
+    let m = messages(&loaded);
+    expect(&m, "`Poses.Pose Type`: `text` pose files are not read yet");
+    expect(
+        &m,
+        "`Sensors[0].Model`: MAVS lidar model `M8` has no definition of ours yet; known: HDL-32E, VLP-16",
+    );
+}

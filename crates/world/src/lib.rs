@@ -153,6 +153,10 @@ pub struct World {
     /// Semantic classes with colours and numbers (MAVS label files).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub label_classes: Vec<LabelClass>,
+    /// Timed transforms the world brings itself (a MAVS simulation's `Poses`), replayed unless
+    /// `--transforms` replaces them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replay: Vec<TimedTransform>,
     /// What a MAVS scene holds beyond the above.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mavs: Option<MavsExtras>,

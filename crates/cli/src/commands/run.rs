@@ -127,7 +127,8 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         if report(&p.diags, &p.sources) {
             return Ok(ExitCode::from(1));
         }
-        pipeline.sim.set_replay(Vec::new(), p.rows)?;
+        // The world's own poses (a MAVS simulation's) stay.
+        pipeline.sim.set_replay(world.replay.clone(), p.rows)?;
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let compression = match args.compression {

@@ -41,9 +41,6 @@ impl Pipeline {
         };
         let mut sim = Simulation::with_options(world, &options)?;
         sim.set_ground(Box::new(ground));
-        if !world.replay.is_empty() {
-            sim.set_replay(world.replay.clone(), Vec::new())?;
-        }
         let rig = Rig::new(world, seed);
         Ok(Pipeline {
             sim,

@@ -255,3 +255,33 @@ fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
         );
     }
 }
+
+#[test]
+fn a_mavs_simulation_files_vehicle_replays_its_poses() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs");
+    let opts = passerby_mavs::Options {
+        data_dir: Some(data.clone()),
+        ..passerby_mavs::Options::default()
+    };
+    let loaded =
+        passerby_mavs::load_scene_file(&data.join("sims/sensor_sims/mrzr_cube_sim.json"), &opts);
+    let world = loaded.world.unwrap();
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: Some(0.01),
+            seed: 0,
+        },
+    )
+    .unwrap();
+    sim.step();
+    sim.step();
+    // The second record of vehicle2_pos_1.vprp, at 0.02 s.
+    let p = sim.vehicles()[0].pose;
+    assert!(
+        (p.x + 12.5825).abs() < 1e-9
+            && (p.y - 2.35755).abs() < 1e-9
+            && (p.z - 0.724415).abs() < 1e-9,
+        "{p:?}"
+    );
+}

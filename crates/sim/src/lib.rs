@@ -304,7 +304,7 @@ impl Simulation {
                 }
             })
             .collect();
-        Ok(Simulation {
+        let mut sim = Simulation {
             timestep,
             steps: 0,
             actors,
@@ -327,7 +327,12 @@ impl Simulation {
             touching: HashSet::new(),
             schedule: Schedule::new(world),
             starved: HashSet::new(),
-        })
+        };
+        // Poses the world brings itself (a MAVS simulation's) replay from the start.
+        if !world.replay.is_empty() {
+            sim.set_replay(world.replay.clone(), Vec::new())?;
+        }
+        Ok(sim)
     }
 
     /// Simulated seconds since the start (a whole number of steps).

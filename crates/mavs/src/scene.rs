@@ -48,6 +48,8 @@ pub(crate) struct SceneReader<'a> {
     names: HashMap<String, usize>,
     /// The surface random placement and planting stand things on, once built.
     pub(crate) heights: Option<HeightSurface>,
+    /// Trails of the layered surface: width (m) and course (x, y).
+    pub(crate) trails: Vec<(f64, Vec<[f64; 2]>)>,
 }
 
 impl<'a> SceneReader<'a> {
@@ -72,6 +74,7 @@ impl<'a> SceneReader<'a> {
             world: rig,
             names: HashMap::new(),
             heights: None,
+            trails: Vec::new(),
         }
     }
 
@@ -297,13 +300,39 @@ impl<'a> SceneReader<'a> {
                     return None;
                 }
             };
-            for (name, _) in names {
+            for (name, key) in names {
                 // Trails are relative to the data folder, not the meshes folder.
-                paths.push(if self.use_full_paths {
+                let file = if self.use_full_paths {
                     name.to_owned()
                 } else {
                     self.data_dir.join(name).display().to_string()
-                });
+                };
+                // Its course keeps vegetation off the trail.
+                match std::fs::read_to_string(&file).map(|text| crate::poses::read_vprp(&text)) {
+                    Ok(Ok(poses)) => self.trails.push((
+                        trail_width,
+                        poses
+                            .iter()
+                            .map(|p| [p.position[0], p.position[1]])
+                            .collect(),
+                    )),
+                    Ok(Err(e)) => self.report.warn(
+                        p.span,
+                        &key,
+                        format!(
+                            "{file}:{}: {}; the trail is not kept clear of plants",
+                            e.line, e.message
+                        ),
+                    ),
+                    Err(e) => self.report.warn(
+                        p.span,
+                        &key,
+                        format!(
+                            "cannot read `{file}` ({e}); the trail is not kept clear of plants"
+                        ),
+                    ),
+                }
+                paths.push(file);
             }
         }
         Some(Trail {

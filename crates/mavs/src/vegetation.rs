@@ -6,7 +6,8 @@
 //! plants plus one with probability frac(ρ·400), uniform in the cell, on the surface, with a
 //! random yaw; a trunk diameter D ~ U(min, max) cm (interpolated like the density) gives the
 //! height h = 0.5·(1.3 + 0.6208·D − 0.00308·D²) m and the scale h / `Mesh Height`.
-//! Differences: seeded draws; trails are not kept clear yet (MAVS skips points on trails).
+//! Points within half a trail's width of its course are skipped, as MAVS skips them.
+//! Differences: seeded draws.
 
 use crate::json::Value;
 use crate::placement::entry_rng;
@@ -82,6 +83,7 @@ impl SceneReader<'_> {
             self.heights = heights;
             return;
         }
+        let trails = TrailIndex::new(&self.trails);
         let mut rng = entry_rng(self.seed, usize::MAX);
         let mut planted: Vec<MeshInstance> = Vec::new();
         'cells: for i in 0..nx as usize {
@@ -114,6 +116,9 @@ impl SceneReader<'_> {
                         let y = corner[1] + CELL * rng.random::<f64>();
                         let yaw = rng.random::<f64>() * std::f64::consts::TAU;
                         let d = min_d + (max_d - min_d) * rng.random::<f64>();
+                        if trails.covers([x, y]) {
+                            continue;
+                        }
                         let h = 0.5 * (1.3 + 0.6208 * d - 0.00308 * d * d);
                         let scale = h / sp.mesh_height;
                         let z = heights
@@ -256,5 +261,70 @@ impl SceneReader<'_> {
             });
         }
         Some(out)
+    }
+}
+
+/// A piece of a trail's course and half the trail's width.
+type TrailPiece = ([f64; 2], [f64; 2], f64);
+
+/// Trail pieces bucketed by grid cell, to ask whether a point lies on a trail.
+struct TrailIndex {
+    cells: std::collections::HashMap<(i64, i64), Vec<TrailPiece>>,
+}
+
+impl TrailIndex {
+    fn cell(p: [f64; 2]) -> (i64, i64) {
+        ((p[0] / CELL).floor() as i64, (p[1] / CELL).floor() as i64)
+    }
+
+    fn new(trails: &[(f64, Vec<[f64; 2]>)]) -> TrailIndex {
+        let mut cells: std::collections::HashMap<_, Vec<TrailPiece>> =
+            std::collections::HashMap::new();
+        for (width, course) in trails {
+            let half = width / 2.0;
+            for s in course.windows(2) {
+                // Long segments go in pieces of at most a cell, so each touches few cells.
+                let (a, b) = (s[0], s[1]);
+                let pieces = ((b[0] - a[0]).hypot(b[1] - a[1]) / CELL)
+                    .ceil()
+                    .clamp(1.0, 1e5) as usize;
+                let at = |k: usize| {
+                    let t = k as f64 / pieces as f64;
+                    [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+                };
+                for k in 0..pieces {
+                    let (p, q) = (at(k), at(k + 1));
+                    let lo = Self::cell([p[0].min(q[0]) - half, p[1].min(q[1]) - half]);
+                    let hi = Self::cell([p[0].max(q[0]) + half, p[1].max(q[1]) + half]);
+                    if (hi.0 - lo.0 + 1).saturating_mul(hi.1 - lo.1 + 1) > 10_000 {
+                        continue; // a trail hundreds of metres wide is not one
+                    }
+                    for i in lo.0..=hi.0 {
+                        for j in lo.1..=hi.1 {
+                            cells.entry((i, j)).or_default().push((p, q, half));
+                        }
+                    }
+                }
+            }
+        }
+        TrailIndex { cells }
+    }
+
+    /// Whether `p` is within half a trail's width of a trail's course.
+    fn covers(&self, p: [f64; 2]) -> bool {
+        self.cells.get(&Self::cell(p)).is_some_and(|segments| {
+            segments.iter().any(|&(a, b, half)| {
+                let ab = [b[0] - a[0], b[1] - a[1]];
+                let ap = [p[0] - a[0], p[1] - a[1]];
+                let len2 = ab[0] * ab[0] + ab[1] * ab[1];
+                let t = if len2 > 0.0 {
+                    ((ap[0] * ab[0] + ap[1] * ab[1]) / len2).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let d = [ap[0] - t * ab[0], ap[1] - t * ab[1]];
+                d[0] * d[0] + d[1] * d[1] <= half * half
+            })
+        })
     }
 }

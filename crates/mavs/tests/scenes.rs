@@ -561,6 +561,25 @@ fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
         assert!((1.8 - 1e-9..=3.121 + 1e-9).contains(&s), "scale {s}");
     }
     assert_eq!(load().meshes, world.meshes, "reproducible by seed");
+
+    // A trail 20 m wide along the x axis (an ANVEL replay) stays clear.
+    put(
+        "waypoints/road.vprp",
+        "Vehicle Objects: 0\n@Data\n0.1:-100 0 0:1 0 0 0\n0.2:100 0 0:1 0 0 0\n@END OF REPLAY FILE\n",
+    );
+    let scene = std::fs::read_to_string(data.join("scenes/forest.json")).unwrap().replacen(
+        "{",
+        r#"{"Layered Surface": {"Mesh": "ground.obj", "Trail": {"Trail Width": 20, "Path": "waypoints/road.vprp"}},"#,
+        1,
+    );
+    put("scenes/forest.json", &scene);
+    let world = load();
+    let oaks = placed(&world, "oak");
+    assert!(oaks.len() > 100, "{}", oaks.len());
+    for o in &oaks {
+        let [x, y, _] = origin_of(&o.world_from_model);
+        assert!(y.abs() > 10.0, "an oak on the trail at ({x}, {y})");
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@
 
 mod actors;
 mod animations;
+mod cameras;
 mod heightmap;
 mod json;
 mod labels;
@@ -23,6 +24,7 @@ pub mod poses;
 mod read;
 mod scene;
 mod sim_input;
+mod sim_sensors;
 mod surface;
 pub mod transform;
 mod vegetation;

@@ -1,6 +1,8 @@
-//! ANVEL replay files (`.vprp`, MAVS's `Poses` with `Pose Type: anvel`): a vehicle's poses in
-//! time, each record `t:x y z:qw qx qy qz` followed by one `x y z:qw qx qy qz` line per
-//! `Vehicle Objects` (wheels), between `@Data` and `@END OF REPLAY FILE`.
+//! Pose files of MAVS simulation input files. ANVEL replay files (`.vprp`, `Pose Type: anvel`):
+//! a vehicle's poses in time, each record `t:x y z:qw qx qy qz` followed by one
+//! `x y z:qw qx qy qz` line per `Vehicle Objects` (wheels), between `@Data` and
+//! `@END OF REPLAY FILE`. Text pose files (`Pose Type: text`): `x y z qw qx qy qz` per pose,
+//! separated by any white space, untimed (MAVS renders one frame per pose).
 
 use glam::{DQuat, EulerRot};
 
@@ -98,6 +100,58 @@ pub fn read_vprp(text: &str) -> Result<Vec<TimedPose>, PoseError> {
     Ok(poses)
 }
 
+/// Reads a text pose file, pose `i` at `i · period` seconds. Unlike MAVS, which always drops
+/// its last read, every complete pose is kept; an incomplete one is an error.
+pub fn read_text_poses(text: &str, period: f64) -> Result<Vec<TimedPose>, PoseError> {
+    let tokens = text.lines().enumerate().flat_map(|(i, line)| {
+        let line = line.split('#').next().unwrap_or("");
+        line.split_whitespace().map(move |t| (i + 1, t))
+    });
+    let mut poses = Vec::new();
+    let mut pose = [0.0f64; 7];
+    let mut filled = 0;
+    let mut last_line = 1;
+    for (line, token) in tokens {
+        last_line = line;
+        pose[filled] = token
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| PoseError {
+                line,
+                message: format!("expected a number, found `{token}`"),
+            })?;
+        filled += 1;
+        if filled < 7 {
+            continue;
+        }
+        filled = 0;
+        let [x, y, z, w, qx, qy, qz] = pose;
+        let q = DQuat::from_xyzw(qx, qy, qz, w);
+        if q.length() <= 1e-9 {
+            return Err(PoseError {
+                line,
+                message: "a zero quaternion".into(),
+            });
+        }
+        let (yaw, pitch, roll) = q.normalize().to_euler(EulerRot::ZYX);
+        poses.push(TimedPose {
+            time: poses.len() as f64 * period,
+            position: [x, y, z],
+            yaw_pitch_roll: [yaw, pitch, roll],
+        });
+    }
+    if filled != 0 {
+        return Err(PoseError {
+            line: last_line,
+            message: format!(
+                "the file ends inside a pose ({filled} of `x y z qw qx qy qz`'s 7 numbers)"
+            ),
+        });
+    }
+    Ok(poses)
+}
+
 fn numbers<const N: usize>(text: &str) -> Option<[f64; N]> {
     let values: Vec<f64> = text
         .split_whitespace()
@@ -148,5 +202,21 @@ mod tests {
         let e = read_vprp("@Data\n2:0 0 0:1 0 0 0\n1:0 0 0:1 0 0 0\n").unwrap_err();
         assert_eq!(e.line, 3);
         assert!(read_vprp("no data").is_err());
+    }
+
+    #[test]
+    fn text_poses_are_untimed_frames_spaced_by_the_period() {
+        let text = "0 0 0 1 0 0 0\n1 2 3\n0.7071068 0 0 0.7071068 # a quarter turn\n";
+        let poses = read_text_poses(text, 0.1).unwrap();
+        assert_eq!(poses.len(), 2);
+        assert_eq!((poses[0].time, poses[1].time), (0.0, 0.1));
+        assert_eq!(poses[1].position, [1.0, 2.0, 3.0]);
+        assert!((poses[1].yaw_pitch_roll[0] - std::f64::consts::FRAC_PI_2).abs() < 1e-6);
+        let short = read_text_poses("0 0 0 1 0 0 0\n1 2 3 1", 0.1).unwrap_err();
+        assert_eq!(short.line, 2);
+        assert!(short.message.contains("4 of"), "{}", short.message);
+        let word = read_text_poses("0 0 zero 1 0 0 0", 0.1).unwrap_err();
+        assert!(word.message.contains("`zero`"));
+        assert!(read_text_poses("0 0 0 0 0 0 0", 0.1).is_err());
     }
 }

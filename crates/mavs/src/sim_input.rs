@@ -1,23 +1,25 @@
 //! MAVS simulation input files (`sims/…/*.json`: `Scene`, `Poses`, `Starting Pose`, `Sensors`):
-//! the scene they name, its geodetic origin, a vehicle replaying the pose file, and the lidars
-//! by MAVS model name (`lidars.rs` holds their scan patterns).
+//! the scene they name, its geodetic origin, a vehicle replaying the pose file (`poses.rs`),
+//! and its sensors (`sim_sensors.rs`).
 
 use crate::json::Value;
-use crate::lidars::lidar_sensor;
-use crate::poses::read_vprp;
+use crate::poses::{read_text_poses, read_vprp};
 use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
-use glam::{DQuat, EulerRot};
-use passerby_world::{Georeference, Pose3, Sensor, TimedTransform, Transform, Vehicle};
+use passerby_world::{Georeference, Pose3, TimedTransform, Transform, Vehicle};
 
 /// The vehicle a simulation input file drives.
 pub const VEHICLE: &str = "vehicle";
 
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 12] = [
     "Scene",
     "Poses",
     "Starting Pose",
     "Sensors",
+    "Sensor",
+    "Display Sensors",
+    "Save Data",
+    "Output Directory",
     "Vehicle",
     "Controller",
     "Environment",
@@ -87,17 +89,29 @@ impl SceneReader<'_> {
                 };
             }
         }
-        if let Some(poses) = root.get("Poses") {
-            self.pose_replay(poses);
-        }
+        // MAVS reads `Sensors`, or a single `Sensor`.
         if let Some(sensors) = root.get("Sensors")
             && let Some(items) = self.report.array(sensors, "Sensors")
         {
             for (i, item) in items.iter().enumerate() {
-                if let Some(sensor) = self.mavs_sensor(item, &format!("Sensors[{i}]")) {
+                if let Some(sensor) = self.mavs_sensor(item, &format!("Sensors[{i}]"), i) {
                     vehicle.sensors.push(sensor);
                 }
             }
+        } else if let Some(item) = root.get("Sensor")
+            && let Some(sensor) = self.mavs_sensor(item, "Sensor", 0)
+        {
+            vehicle.sensors.push(sensor);
+        }
+        if let Some(poses) = root.get("Poses") {
+            // Untimed poses are one frame each of the fastest sensor, as MAVS renders every
+            // sensor once per pose.
+            let frame = vehicle
+                .sensors
+                .iter()
+                .map(|s| s.period)
+                .fold(f64::INFINITY, f64::min);
+            self.pose_replay(poses, if frame.is_finite() { frame } else { 0.1 });
         }
         for (key, why) in [
             ("Vehicle", "not simulated: the vehicle follows its poses"),
@@ -111,7 +125,7 @@ impl SceneReader<'_> {
         self.world.vehicles.push(vehicle);
     }
 
-    fn pose_replay(&mut self, poses: &Value) {
+    fn pose_replay(&mut self, poses: &Value, frame_period: f64) {
         let key = "Poses";
         if self.report.object(poses, key).is_none() {
             return;
@@ -126,14 +140,24 @@ impl SceneReader<'_> {
         let Some(name) = self.report.string(file, "Poses.Pose File") else {
             return;
         };
-        if kind != "anvel" {
-            self.report.error(
-                poses.span,
-                "Poses.Pose Type",
-                format!("`{kind}` pose files are not read yet (ANVEL `.vprp` files are)"),
-            );
+        if kind != "anvel" && kind != "text" {
+            let span = poses.get("Pose Type").map_or(poses.span, |t| t.span);
+            let message = format!("`{kind}`: expected `anvel` or `text`");
+            self.report.error(span, "Poses.Pose Type", message);
             return;
         }
+        let every = match poses.get("Pose Frequency") {
+            Some(v) => match self.report.number(v, "Poses.Pose Frequency") {
+                Some(n) if n >= 1.0 && n.fract() == 0.0 => n as usize,
+                Some(n) => {
+                    let message = format!("expected a whole number of at least 1, found {n}");
+                    self.report.error(v.span, "Poses.Pose Frequency", message);
+                    return;
+                }
+                None => return,
+            },
+            None => 1,
+        };
         let path = self.data_dir.join(name);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -143,7 +167,13 @@ impl SceneReader<'_> {
                 return;
             }
         };
-        match read_vprp(&text) {
+        let read = if kind == "text" {
+            read_text_poses(&text, frame_period)
+        } else {
+            // `Pose Frequency` n keeps every n-th record, as MAVS's reader does.
+            read_vprp(&text).map(|list| list.into_iter().step_by(every).collect())
+        };
+        match read {
             Ok(list) => self
                 .world
                 .replay
@@ -162,61 +192,6 @@ impl SceneReader<'_> {
                 "Poses.Pose File",
                 format!("{}:{}: {}", path.display(), e.line, e.message),
             ),
-        }
-    }
-
-    fn mavs_sensor(&mut self, item: &Value, path: &str) -> Option<Sensor> {
-        self.report.object(item, path)?;
-        let r = &mut *self.report;
-        let kind = r
-            .required(item, path, "Type")
-            .and_then(|t| r.string(t, &format!("{path}.Type")))?;
-        let model = match item.get("Model") {
-            Some(m) => r.string(m, &format!("{path}.Model"))?,
-            None => "",
-        };
-        let name = r
-            .required(item, path, "Name")
-            .and_then(|n| r.string(n, &format!("{path}.Name")))?;
-        let offset = r.optional(item, path, "Offset", [0.0; 3], Report::numbers::<3>)?;
-        let [w, x, y, z] = r.optional(
-            item,
-            path,
-            "Orientation",
-            [1.0, 0.0, 0.0, 0.0],
-            Report::numbers::<4>,
-        )?;
-        let rate = r.optional(item, path, "Repitition Rate (Hz)", 10.0, Report::number)?;
-        if kind != "lidar" {
-            r.warn(item.span, path, format!("`{kind}` sensors are not built from MAVS models yet: skipped (add them with --rig)"));
-            return None;
-        }
-        if rate <= 0.0 {
-            r.error(
-                item.span,
-                &format!("{path}.Repitition Rate (Hz)"),
-                format!("must be positive, found {rate}"),
-            );
-            return None;
-        }
-        let (yaw, pitch, roll) = DQuat::from_xyzw(x, y, z, w)
-            .normalize()
-            .to_euler(EulerRot::ZYX);
-        let pose = Pose3 {
-            x: offset[0],
-            y: offset[1],
-            z: offset[2],
-            yaw,
-            pitch,
-            roll,
-        };
-        match lidar_sensor(model, name, pose, rate) {
-            Ok(sensor) => Some(sensor),
-            Err(message) => {
-                let span = item.get("Model").map_or(item.span, |m| m.span);
-                r.error(span, &format!("{path}.Model"), message);
-                None
-            }
         }
     }
 }

@@ -211,6 +211,8 @@ impl Loader<'_> {
             vert_fov,
             vertical_ray_angles,
             horz_nrays: self.p_count(p, "horz_nrays", d.horz_nrays, 1),
+            azimuth_range: None,
+            ring_column_stride: None,
             min_range,
             max_range,
             range_std_noise: self.p_non_negative(p, "range_std_noise", d.range_std_noise),

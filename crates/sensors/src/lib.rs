@@ -27,24 +27,14 @@ use passerby_scene::BuiltScene;
 pub use passerby_scene::affine_from_pose;
 use passerby_world::{Sensor, SensorKind};
 
-/// Unit directions of one scan in the sensor frame, in scan order, with their range gates
-/// `(min, max)`; `None` for sensors that cast no rays.
+/// Unit directions of one scan in the sensor frame, in scan order (a lidar's column-major,
+/// rings ascending, beams that skip a column left out), with their range gates `(min, max)`;
+/// `None` for sensors that cast no rays.
 pub fn scan_directions(sensor: &Sensor) -> Option<(Vec<Vec3A>, f32, f32)> {
     match &sensor.kind {
         SensorKind::Lidar3d(l) => {
-            let elevations = l.beam_elevations();
-            let n = l.horz_nrays as usize;
-            let mut dirs = Vec::with_capacity(n * elevations.len());
-            for i in 0..n {
-                let azimuth = std::f64::consts::PI - i as f64 * std::f64::consts::TAU / n as f64;
-                for &el in &elevations {
-                    dirs.push(Vec3A::new(
-                        (el.cos() * azimuth.cos()) as f32,
-                        (el.cos() * azimuth.sin()) as f32,
-                        el.sin() as f32,
-                    ));
-                }
-            }
+            let grid = lidar::beam_grid(l);
+            let dirs = grid.firing().map(|i| grid.dirs[i]).collect();
             Some((dirs, l.min_range as f32, l.max_range as f32))
         }
         SensorKind::Laser(l) => {
@@ -65,39 +55,25 @@ pub fn scan_directions(sensor: &Sensor) -> Option<(Vec<Vec3A>, f32, f32)> {
 /// The rays of one scan placed in the world by `world_from_sensor`, in the order the sensor
 /// casts them (a lidar's in packet tiles, [`lidar::packet_order`]).
 pub fn scan_rays(sensor: &Sensor, world_from_sensor: &Affine3A) -> Vec<Ray> {
-    let Some((dirs, min, max)) = scan_directions(sensor) else {
-        return Vec::new();
-    };
-    let order: Vec<usize> = match &sensor.kind {
+    let (dirs, min, max) = match &sensor.kind {
         SensorKind::Lidar3d(l) => {
-            let e = l.beam_elevations();
-            let ring_step = if e.len() > 1 {
-                (e[e.len() - 1] - e[0]) / (e.len() - 1) as f64
-            } else {
-                1.0
-            };
-            let columns = l.horz_nrays.max(1) as usize;
-            lidar::packet_order(
-                columns,
-                e.len(),
-                ring_step,
-                std::f64::consts::TAU / columns as f64,
-            )
+            let grid = lidar::beam_grid(l);
+            let order = lidar::packet_order(grid.columns, grid.rings, grid.steps.0, grid.steps.1);
+            let dirs: Vec<Vec3A> = order
+                .into_iter()
+                .filter(|&i| grid.fires(i))
+                .map(|i| grid.dirs[i])
+                .collect();
+            (dirs, l.min_range as f32, l.max_range as f32)
         }
-        _ => (0..dirs.len()).collect(),
+        _ => match scan_directions(sensor) {
+            Some(scan) => scan,
+            None => return Vec::new(),
+        },
     };
     let origin = world_from_sensor.translation;
-    order
-        .iter()
-        .filter_map(|&i| {
-            Ray::new(
-                origin,
-                world_from_sensor.transform_vector3a(dirs[i]),
-                min,
-                max,
-            )
-            .ok()
-        })
+    dirs.iter()
+        .filter_map(|&d| Ray::new(origin, world_from_sensor.transform_vector3a(d), min, max).ok())
         .collect()
 }
 

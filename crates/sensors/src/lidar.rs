@@ -51,6 +51,72 @@ pub fn packet_order(columns: usize, rings: usize, ring_step: f64, column_step: f
     order
 }
 
+/// Every beam of a sweep: directions in the sensor frame, column-major (rings ascending within
+/// a column), and which of them fire.
+#[derive(Clone, Debug)]
+pub struct BeamGrid {
+    /// Unit directions, `columns x rings`.
+    pub dirs: Vec<Vec3A>,
+    /// Beams per column.
+    pub rings: usize,
+    /// Columns per sweep.
+    pub columns: usize,
+    /// Angular spacing of rings and of columns, radians (for packet tiles).
+    pub steps: (f64, f64),
+    /// Per beam, whether it fires (`None`: all do).
+    firing: Option<Vec<bool>>,
+}
+
+impl BeamGrid {
+    /// Whether beam `index` (column-major) fires.
+    pub fn fires(&self, index: usize) -> bool {
+        self.firing.as_ref().is_none_or(|f| f[index])
+    }
+
+    /// Indices of the beams that fire, in scan order.
+    pub fn firing(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.dirs.len()).filter(|&i| self.fires(i))
+    }
+}
+
+/// The beam grid of a lidar pattern.
+pub fn beam_grid(params: &Lidar3dParams) -> BeamGrid {
+    let elevations = params.beam_elevations();
+    let azimuths = params.column_azimuths();
+    let mut dirs = Vec::with_capacity(azimuths.len() * elevations.len());
+    for &azimuth in &azimuths {
+        for &el in &elevations {
+            dirs.push(Vec3A::new(
+                (el.cos() * azimuth.cos()) as f32,
+                (el.cos() * azimuth.sin()) as f32,
+                el.sin() as f32,
+            ));
+        }
+    }
+    let firing = params.ring_column_stride.as_ref().map(|_| {
+        (0..dirs.len())
+            .map(|i| params.fires(i % elevations.len(), i / elevations.len()))
+            .collect()
+    });
+    let ring_step = if elevations.len() > 1 {
+        (elevations[elevations.len() - 1] - elevations[0]) / (elevations.len() - 1) as f64
+    } else {
+        1.0
+    };
+    let column_step = if azimuths.len() > 1 {
+        (azimuths[1] - azimuths[0]).abs()
+    } else {
+        std::f64::consts::TAU
+    };
+    BeamGrid {
+        rings: elevations.len(),
+        columns: azimuths.len(),
+        steps: (ring_step, column_step.max(1e-9)),
+        dirs,
+        firing,
+    }
+}
+
 /// One lidar return.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LidarPoint {
@@ -111,12 +177,9 @@ pub struct Lidar {
     sensor: SensorRef,
     params: Lidar3dParams,
     period: f64,
-    /// Unit directions, sensor frame, column-major (rings ascending within a column).
-    dirs: Vec<Vec3A>,
+    grid: BeamGrid,
     rings: usize,
     columns: u32,
-    /// Angular spacing of rings and of columns, radians (for packet tiles).
-    steps: (f64, f64),
     rng: SensorRng,
     sweep: Sweep,
 }
@@ -124,35 +187,17 @@ pub struct Lidar {
 impl Lidar {
     /// A lidar of period `period` seconds.
     pub fn new(sensor: SensorRef, params: &Lidar3dParams, period: f64, rng: SensorRng) -> Lidar {
-        let elevations = params.beam_elevations();
-        let columns = params.horz_nrays.max(1);
-        let mut dirs = Vec::with_capacity(columns as usize * elevations.len());
-        for i in 0..columns {
-            let azimuth =
-                std::f64::consts::PI - f64::from(i) * std::f64::consts::TAU / f64::from(columns);
-            for &el in &elevations {
-                dirs.push(Vec3A::new(
-                    (el.cos() * azimuth.cos()) as f32,
-                    (el.cos() * azimuth.sin()) as f32,
-                    el.sin() as f32,
-                ));
-            }
-        }
-        let ring_step = if elevations.len() > 1 {
-            (elevations[elevations.len() - 1] - elevations[0]) / (elevations.len() - 1) as f64
-        } else {
-            1.0
-        };
+        let grid = beam_grid(params);
+        let (rings, columns) = (grid.rings, grid.columns as u32);
         Lidar {
             sensor,
             params: params.clone(),
             period,
-            steps: (ring_step, std::f64::consts::TAU / f64::from(columns)),
-            rings: elevations.len(),
+            grid,
+            rings,
             columns,
-            dirs,
             rng,
-            sweep: Sweep::new(0.0, elevations.len(), columns),
+            sweep: Sweep::new(0.0, rings, columns),
         }
     }
 
@@ -237,17 +282,18 @@ impl Lidar {
     ) {
         let rings = self.rings;
         let range = columns.start as usize * rings..columns.end as usize * rings;
-        let dirs: Vec<Vec3A> = self.dirs[range.clone()]
+        let dirs: Vec<Vec3A> = self.grid.dirs[range.clone()]
             .iter()
             .map(|d| world_from_sensor.transform_vector3a(*d))
             .collect();
         // Cast in compact tiles of eight, then put the results back in scan order.
-        let order = packet_order(
+        let mut order = packet_order(
             (columns.end - columns.start) as usize,
             rings,
-            self.steps.0,
-            self.steps.1,
+            self.grid.steps.0,
+            self.grid.steps.1,
         );
+        order.retain(|&i| self.grid.fires(range.start + i));
         let tiled: Vec<Vec3A> = order.iter().map(|&i| dirs[i]).collect();
         let cast = view.cast(
             world_from_sensor.translation,
@@ -266,6 +312,9 @@ impl Lidar {
         for (k, target) in targets.into_iter().enumerate() {
             let index = range.start + k;
             let (column, ring) = ((index / rings) as u32, (index % rings) as u16);
+            if !self.grid.fires(index) {
+                continue;
+            }
             // Noise is drawn for every beam in scan order, hit or not, so one beam's outcome
             // never shifts another's draw.
             let noise = self.rng.gaussian(self.params.range_std_noise);
@@ -293,7 +342,7 @@ impl Lidar {
             {
                 *cell = range as f32;
             }
-            let dir = self.dirs[index];
+            let dir = self.grid.dirs[index];
             let intensity = if self.params.generate_intensity {
                 normal.dot(dirs[k]).abs().min(1.0)
             } else {

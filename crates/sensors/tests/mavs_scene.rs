@@ -285,3 +285,57 @@ fn a_mavs_simulation_files_vehicle_replays_its_poses() {
         "{p:?}"
     );
 }
+
+#[test]
+fn an_hdl64e_sweeps_from_minus_180_degrees_with_its_lower_block_on_every_fourth_column() {
+    let mut rig = passerby_world::World::default();
+    let pose = passerby_world::Pose3 {
+        z: 2.0,
+        ..passerby_world::Pose3::default()
+    };
+    let hdl = passerby_mavs::lidars::lidar_sensor("HDL-64E", "hdl", pose, 10.0).unwrap();
+    rig.standalone_sensors.push(hdl);
+    let (world, built) = shared_scene("obstacle_field.json", rig);
+    let mut sim = Simulation::with_options(
+        &world,
+        &SimOptions {
+            timestep: None,
+            seed: 0,
+        },
+    )
+    .unwrap();
+    let mut rig = Rig::new(&world, 0);
+    let cloud = loop {
+        sim.step();
+        let view = SceneView { built: &built };
+        let done = rig.step(&sim, &view).into_iter().find_map(|o| match o {
+            Observation::PointCloud(c) => Some(c),
+            _ => None,
+        });
+        if let Some(c) = done {
+            break c;
+        }
+    };
+    let columns = cloud.columns as usize;
+    assert_eq!((cloud.rings, columns), (64, 3124));
+    let returns = |ring: usize, keep: &dyn Fn(usize) -> bool| {
+        (0..columns)
+            .filter(|&c| keep(c) && !cloud.range_image[ring * columns + c].is_nan())
+            .count()
+    };
+    // The lower block sees the ground 2 m below on the columns it fires on, never on others.
+    for ring in [0, 15, 31] {
+        assert!(returns(ring, &|c| c % 4 == 0) > 700, "ring {ring}");
+        assert_eq!(returns(ring, &|c| c % 4 != 0), 0, "ring {ring}");
+    }
+    assert!(returns(32, &|c| c % 4 != 0) > 2000);
+    // Column 0 looks along -X (MAVS starts its sweep at -180 degrees), the ground 2 m down.
+    let first = cloud.points.iter().find(|p| p.ring == 0).unwrap().position;
+    let expected = 2.0 / 24.8f32.to_radians().tan();
+    assert!(
+        (first[0] + expected).abs() < 0.05
+            && first[1].abs() < 0.01
+            && (first[2] + 2.0).abs() < 0.02,
+        "{first:?}"
+    );
+}

@@ -38,7 +38,7 @@ impl Sensor {
     pub fn samples_per_frame(&self) -> u64 {
         match &self.kind {
             SensorKind::Laser(l) => l.nrays as u64,
-            SensorKind::Lidar3d(l) => l.vert_nrays as u64 * l.horz_nrays as u64,
+            SensorKind::Lidar3d(l) => l.rays_per_sweep(),
             SensorKind::Camera(c) => c.intrinsics.ncols as u64 * c.intrinsics.nrows as u64,
             SensorKind::RgbdCamera(c) => {
                 let depth = if c.sense_depth {
@@ -140,6 +140,13 @@ pub struct Lidar3dParams {
     pub vertical_ray_angles: Option<Vec<f64>>,
     /// Columns per sweep.
     pub horz_nrays: u32,
+    /// Azimuths of the first and last column, radians (MAVS's `Horizontal Range`, columns
+    /// evenly between them); `None` is a full turn starting at +180°, clockwise (MVSim).
+    pub azimuth_range: Option<(f64, f64)>,
+    /// Per ring (ascending like the elevations): the ring fires on every n-th column only
+    /// (the HDL-64E's lower block fires once for four of the upper block's); `None` = every
+    /// ring on every column.
+    pub ring_column_stride: Option<Vec<u32>>,
     /// Metres.
     pub min_range: f64,
     /// Metres.
@@ -171,6 +178,8 @@ impl Default for Lidar3dParams {
             vert_fov: 30f64.to_radians(),
             vertical_ray_angles: None,
             horz_nrays: 180,
+            azimuth_range: None,
+            ring_column_stride: None,
             min_range: 0.01,
             max_range: 80.0,
             range_std_noise: 0.01,
@@ -187,6 +196,49 @@ impl Default for Lidar3dParams {
 }
 
 impl Lidar3dParams {
+    /// Column azimuths in radians (about +Z, 0 = +X), in firing order.
+    pub fn column_azimuths(&self) -> Vec<f64> {
+        let n = self.horz_nrays.max(1) as usize;
+        match self.azimuth_range {
+            Some((first, last)) => {
+                let step = if n > 1 {
+                    (last - first) / (n - 1) as f64
+                } else {
+                    0.0
+                };
+                (0..n).map(|i| first + i as f64 * step).collect()
+            }
+            None => (0..n)
+                .map(|i| std::f64::consts::PI - i as f64 * std::f64::consts::TAU / n as f64)
+                .collect(),
+        }
+    }
+
+    /// Whether ring `ring` fires on column `column` (see `ring_column_stride`).
+    pub fn fires(&self, ring: usize, column: usize) -> bool {
+        match &self.ring_column_stride {
+            Some(strides) => strides
+                .get(ring)
+                .is_none_or(|&n| column.is_multiple_of(n.max(1) as usize)),
+            None => true,
+        }
+    }
+
+    /// Rays cast per sweep (rings that skip columns count only their firings).
+    pub fn rays_per_sweep(&self) -> u64 {
+        let columns = u64::from(self.horz_nrays.max(1));
+        let rings = self.beam_elevations().len() as u64;
+        match &self.ring_column_stride {
+            Some(strides) => (0..rings as usize)
+                .map(|r| {
+                    let n = u64::from(strides.get(r).copied().unwrap_or(1).max(1));
+                    columns.div_ceil(n)
+                })
+                .sum(),
+            None => rings * columns,
+        }
+    }
+
     /// Beam elevations in radians, ascending: the explicit list, or `vert_nrays` evenly
     /// spread over the vertical field of view.
     pub fn beam_elevations(&self) -> Vec<f64> {

@@ -5,6 +5,7 @@ use crate::json::Value;
 use crate::read::{Report, json_file};
 use passerby_diag::{SourceMap, Span};
 use passerby_world::{Color, LabelClass};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The label table of a scene.
@@ -31,6 +32,19 @@ impl Labels {
             .iter()
             .find(|(m, _)| m == mesh)
             .map(|(_, c)| c.as_str())
+    }
+
+    /// Every key (mesh path or OBJ group name) with its class, the built-ins included.
+    pub fn table(&self) -> BTreeMap<String, String> {
+        let mut table: BTreeMap<String, String> =
+            [("textured_surface", "ground"), ("pothole", "pothole")]
+                .into_iter()
+                .map(|(k, c)| (k.to_owned(), c.to_owned()))
+                .collect();
+        for (key, class) in &self.by_mesh {
+            table.entry(key.clone()).or_insert_with(|| class.clone());
+        }
+        table
     }
 
     /// Reads the label file at `path`, named by the scene at `named_at`.

@@ -224,6 +224,7 @@ impl<'a> SceneReader<'a> {
                 world_from_model,
                 label: Some("ground".into()),
                 smooth_normals: true,
+                group_labels: None,
             });
             surface.mesh = Some(path);
         } else if let Some(h) = v.get("Heightmap") {
@@ -525,15 +526,14 @@ impl<'a> SceneReader<'a> {
                 format!("`{path}.Material`: material overrides are not applied yet; the mesh's own .mtl is used"),
             );
         }
-        if let Some(g) = entry.get("Label By Group")
-            && self.report.boolean(g, &format!("{path}.Label By Group")) == Some(true)
-        {
-            self.report.warn_once(
-                "label by group",
-                g.span,
-                format!("`{path}.Label By Group`: labels per OBJ group are not applied yet; the file's label is used"),
-            );
-        }
+        // With `Label By Group`, MAVS looks each OBJ group's name up in the label table.
+        let group_labels = match entry.get("Label By Group") {
+            Some(g) => match self.report.boolean(g, &format!("{path}.Label By Group")) {
+                Some(true) => Some(self.labels.table()),
+                _ => None,
+            },
+            None => None,
+        };
         let label = match name.map(|n| (n, self.labels.class_of(n))) {
             Some((_, Some(class))) => Some(class.to_owned()),
             Some((name, None)) => {
@@ -588,6 +588,7 @@ impl<'a> SceneReader<'a> {
                 world_from_model,
                 label: label.clone(),
                 smooth_normals,
+                group_labels: group_labels.clone(),
             });
         }
     }

@@ -141,6 +141,7 @@ impl SceneReader<'_> {
                             ),
                             label: sp.label.clone(),
                             smooth_normals: false,
+                            group_labels: None,
                         });
                         if planted.len() > MAX_PLANTS {
                             self.report.error(

@@ -581,3 +581,41 @@ fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
         assert!(y.abs() > 10.0, "an oak on the trail at ({x}, {y})");
     }
 }
+
+#[test]
+fn label_by_group_hands_the_label_table_to_the_scene_and_smooth_normals_are_kept() {
+    let dir = std::env::temp_dir().join(format!("passerby-mavs-groups-{}", std::process::id()));
+    put(
+        &dir,
+        "meshes/lemons.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\ng Lemon_Fruit_Caps\nf 1 2 3\ng Lemon_Fruit_Leaves\nf 1 3 2\n",
+    );
+    std::fs::copy(
+        data().join("scenes/meshes/lemon_group_labels.json"),
+        dir.join("meshes/lemon_group_labels.json"),
+    )
+    .unwrap();
+    put(
+        &dir,
+        "lemons.json",
+        &format!(
+            r#"{{"PathToMeshes": "{}/meshes/", "Object Labels": "lemon_group_labels.json",
+                "Objects": [{{"Mesh": "lemons.obj", "Label By Group": true, "Smooth Normals": true,
+                    "Instances": [{{"YawPitchRoll": [0, 0, 0], "Position": [0, 0, 0], "Scale": [1, 1, 1]}}]}}]}}"#,
+            dir.display()
+        ),
+    );
+    let loaded = load_scene_file(&dir.join("lemons.json"), &options(0));
+    let m = messages(&loaded);
+    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let lemons = &world.meshes[0];
+    assert!(lemons.smooth_normals);
+    let groups = lemons.group_labels.as_ref().unwrap();
+    assert_eq!(groups["Lemon_Fruit_Caps"], "lemon");
+    assert_eq!(groups["Lemon_Fruit_Leaves"], "leaf");
+    assert!(
+        world.label_classes.iter().any(|c| c.name == "leaf"),
+        "{:?}",
+        world.label_classes
+    );
+}

@@ -5,9 +5,10 @@
 //! them) and are converted when sampled. Texture coordinates follow glTF: `(0, 0)` is the
 //! image's top-left corner, and coordinates outside 0..1 repeat.
 
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 use passerby_assets::{Model, TextureImage};
 use passerby_world::Color;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One material as a camera sees it.
@@ -39,6 +40,9 @@ pub struct Surface {
     /// Per triangle, the texture coordinates of its three corners (zeros where the mesh has
     /// none).
     pub triangle_uvs: Vec<[Vec2; 3]>,
+    /// Per triangle, the unit normals of its three corners in the mesh's frame, interpolated
+    /// for shading (MAVS `Smooth Normals`); empty for flat facets.
+    pub triangle_normals: Vec<[Vec3; 3]>,
 }
 
 impl Surface {
@@ -48,7 +52,35 @@ impl Surface {
             materials: vec![SurfaceMaterial::plain(colour)],
             triangle_material: vec![0; triangles],
             triangle_uvs: vec![[Vec2::ZERO; 3]; triangles],
+            triangle_normals: Vec::new(),
         }
+    }
+
+    /// Gives the surface smooth shading normals: at each corner, the area-weighted mean of the
+    /// facets around its position (corners at the same position are welded, so a mesh whose
+    /// file splits vertices per facet is smoothed too).
+    pub fn with_smooth_normals(mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) -> Surface {
+        let key = |v: Vec3| v.to_array().map(f32::to_bits);
+        let mut sums: HashMap<[u32; 3], Vec3> = HashMap::new();
+        for t in triangles {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            let facet = (b - a).cross(c - a);
+            for p in [a, b, c] {
+                *sums.entry(key(p)).or_insert(Vec3::ZERO) += facet;
+            }
+        }
+        self.triangle_normals = triangles
+            .iter()
+            .map(|t| t.map(|i| sums[&key(vertices[i as usize])].normalize_or_zero()))
+            .collect();
+        self
+    }
+
+    /// The interpolated shading normal of `triangle` at barycentric `(u, v)`, mesh frame, not
+    /// normalised; `None` for flat facets.
+    pub fn normal_at(&self, triangle: u32, u: f32, v: f32) -> Option<Vec3> {
+        let [a, b, c] = self.triangle_normals.get(triangle as usize)?;
+        Some(*a * (1.0 - u - v) + *b * u + *c * v)
     }
 
     /// A model's look, its meshes merged in order (as the scene merges their triangles);
@@ -100,6 +132,9 @@ impl Surface {
         self.triangle_material
             .extend(other.triangle_material.iter().map(|m| m + base));
         self.triangle_uvs.extend_from_slice(&other.triangle_uvs);
+        // Shading normals are in each mesh's own frame, which merging changes: merged
+        // surfaces are flat.
+        self.triangle_normals.clear();
     }
 
     /// The linear colour of `triangle` at barycentric `(u, v)` (weights of its second and

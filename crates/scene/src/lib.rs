@@ -17,6 +17,7 @@
 pub mod appearance;
 mod ground;
 mod live;
+mod placed;
 mod shapes;
 
 pub use appearance::{Surface, SurfaceMaterial};
@@ -25,7 +26,7 @@ pub use live::{LiveError, LiveScene, Skeleton};
 pub use shapes::cuboid;
 use shapes::{circle, prism, quad, ramp, sphere, terrain, wall_box};
 
-use glam::{Affine3A, Mat4, Vec3};
+use glam::{Affine3A, Mat4, Vec3, Vec3A};
 use passerby_assets::{Model, ModelLibrary, Pose, Poser};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
@@ -141,6 +142,20 @@ impl BuiltScene {
             .colour_at(triangle, u, v)
     }
 
+    /// The world-frame shading normal (unit) of a hit on `triangle` of `instance` at
+    /// barycentric `(u, v)`; `None` where the surface is flat (use the geometric normal).
+    pub fn shading_normal(&self, instance: u32, triangle: u32, u: f32, v: f32) -> Option<Vec3A> {
+        let n = self
+            .instance_surfaces
+            .get(instance as usize)?
+            .normal_at(triangle, u, v)?;
+        let m = self.scene.instance(instance).world_from_mesh.matrix3;
+        // Normals transform by the inverse transpose (placed meshes may be scaled unevenly).
+        let world = m.inverse().transpose() * Vec3A::from(n);
+        let unit = world.normalize_or_zero();
+        (unit != Vec3A::ZERO).then_some(unit)
+    }
+
     /// Every labelled object once (static ones and instanced ones).
     pub fn all_objects(&self) -> impl Iterator<Item = &SceneObject> {
         self.static_objects
@@ -164,6 +179,10 @@ struct Builder<'l> {
     library: &'l mut ModelLibrary,
     base: std::path::PathBuf,
     model_meshes: HashMap<String, Option<(MeshId, Mat4, Arc<Surface>)>>,
+    /// Model looks with smooth shading normals, by URI.
+    smooth_surfaces: HashMap<String, Arc<Surface>>,
+    /// Models split by group, by URI and smoothness.
+    group_meshes: HashMap<(String, bool), Option<Arc<Vec<placed::GroupMesh>>>>,
     /// Per instance, how its mesh looks.
     instance_surfaces: Vec<Arc<Surface>>,
     model_bvh_seconds: f64,
@@ -490,6 +509,8 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         library,
         base,
         model_meshes: HashMap::new(),
+        smooth_surfaces: HashMap::new(),
+        group_meshes: HashMap::new(),
         instance_surfaces: Vec::new(),
         model_bvh_seconds: 0.0,
         bodies: Vec::new(),
@@ -609,11 +630,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     // Placed mesh files (MAVS objects) stay instances of one shared mesh each, as MAVS
     // instances them: thousands of trees cost one tree's triangles.
     for m in &world.meshes {
-        let class = m.label.clone().unwrap_or_else(|| "static".into());
-        if let Some((id, surface)) = b.model_mesh(&m.model_uri) {
-            let world_from_model = affine_of_3x4(&m.world_from_model);
-            b.place(id, surface, world_from_model, &m.name, &class);
-        }
+        b.placed_mesh(m);
     }
     for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
         let class = block_class(block);

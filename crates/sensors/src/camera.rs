@@ -12,7 +12,8 @@
 //!
 //! Colour: each surface's material (base colour times its bilinearly filtered texture, see
 //! `passerby_scene::appearance`), lit by Lambert's law from the sun of `<lights>` (azimuth,
-//! elevation, colour) plus `light_ambient`, with the sun's shadows cast by any-hit rays when
+//! elevation, colour; on smooth surfaces, MAVS's `Smooth Normals`, with the vertex normals
+//! interpolated) plus `light_ambient`, with the sun's shadows cast by any-hit rays when
 //! `enable_shadows` is on; misses show a sky gradient. Shading is in linear light, written as
 //! sRGB. `antialias` N averages the colours of N x N rays spread evenly over each pixel; depth
 //! and labels always come from the pixel's centre ray (a label is never a blend).
@@ -382,13 +383,12 @@ fn shade(
             let albedo = view
                 .colour(t)
                 .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
-            // Lambert from the side the camera sees.
-            let facing = if t.normal.dot(*dir) > 0.0 {
-                -t.normal
-            } else {
-                t.normal
-            };
-            let incidence = facing.dot(light.to_sun).max(0.0);
+            // Lambert from the side the camera sees, with the interpolated normal of a smooth
+            // surface turned to that side too.
+            let toward_camera = if t.normal.dot(*dir) > 0.0 { -1.0 } else { 1.0 };
+            let facing = t.normal * toward_camera;
+            let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
+            let incidence = shading.dot(light.to_sun).max(0.0);
             let mut shadow = None;
             if light.shadows && incidence > 0.0 {
                 let point = origin + *dir * t.t;

@@ -192,6 +192,13 @@ impl SceneView<'_> {
         })
     }
 
+    /// The shading normal where a beam hit a smooth surface (`None`: flat, use
+    /// [`Target::normal`]).
+    pub fn shading_normal(&self, target: &Target) -> Option<Vec3A> {
+        let (instance, triangle, [u, v]) = target.surface;
+        self.built.shading_normal(instance, triangle, u, v)
+    }
+
     /// The linear colour of the surface a beam hit (`None` if the scene has no look for it).
     pub fn colour(&self, target: &Target) -> Option<[f32; 3]> {
         let (instance, triangle, [u, v]) = target.surface;

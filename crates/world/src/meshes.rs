@@ -4,6 +4,7 @@
 
 use crate::Color;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// A row-major 3×4 affine transform `[R·S | t]`: `p' = M · (p, 1)`.
 pub type Affine3x4 = [[f64; 4]; 3];
@@ -28,6 +29,9 @@ pub struct MeshInstance {
     pub label: Option<String>,
     /// Interpolate vertex normals (MAVS `Smooth Normals`; flat facets otherwise).
     pub smooth_normals: bool,
+    /// Classes by the mesh file's group (OBJ `g`/`o`) names (MAVS `Label By Group`); groups not
+    /// listed keep `label`. `None`: the whole file is `label`.
+    pub group_labels: Option<BTreeMap<String, String>>,
 }
 
 /// A mesh used only to answer "how high is the ground here" (MAVS `Surface Mesh`); sensors do

@@ -6,12 +6,13 @@
 //!
 //! MAVS's simulation files name `M8`, `HDL-64E`, `HDL-32E`, `VLP-16` and `LMS-291`; the others
 //! are the names of MAVS's C and Python API classes. A lidar without a `Model` is read from its
-//! `Input File` (MAVS's generic lidar: `Scan Pattern`, `Min Range`, `Max Range`).
+//! `Input File` (MAVS's generic lidar: `Scan Pattern`, `Min Range`, `Max Range`), which is also
+//! how MAVS's `PlanarLidar` (a pattern without a vertical range) is configured.
 
 use passerby_world::{LaserParams, Lidar3dParams, Pose3, Sensor, SensorKind};
 
 /// Model names defined here.
-pub const MODELS: [&str; 15] = [
+pub const MODELS: [&str; 16] = [
     "M8",
     "HDL-64E",
     "HDL-64E-simple",
@@ -26,6 +27,7 @@ pub const MODELS: [&str; 15] = [
     "OS2-64",
     "OS2-32",
     "FourPi",
+    "AnvelApiLidar",
     "LMS-291",
 ];
 
@@ -148,6 +150,8 @@ fn model(name: &str, rate_hz: f64) -> Option<Lidar3dParams> {
         "OS2" | "OS2-64" => ouster(11.25, 64, 1024.0).lidar(1.0, 250.0),
         "OS2-32" => ouster(11.25, 32, 1024.0).lidar(1.0, 250.0),
         "FourPi" => ScanPattern::turn(0.25, (-90.0, 90.0, 0.25)).lidar(0.0, 1000.0),
+        // The lidar MAVS stands in for ANVEL's: a VLP-16's beams at 1° columns.
+        "AnvelApiLidar" => ScanPattern::turn(1.0, (-15.0, 15.0, 2.0)).lidar(1.0, 100.0),
         _ => return None,
     })
 }
@@ -260,6 +264,7 @@ mod tests {
         assert_eq!(counts("HDL-64E-simple", 10.0), (64, 2093));
         assert_eq!(counts("HDL-512E", 10.0), (512, 2250));
         assert_eq!(counts("FourPi", 10.0), (721, 1440));
+        assert_eq!(counts("AnvelApiLidar", 10.0), (16, 360));
         assert_eq!(counts("LMS-291", 75.0), (1, 181));
         let unknown = lidar_sensor("HDL-65E", "l", Pose3::default(), 10.0).unwrap_err();
         assert!(

@@ -1,15 +1,15 @@
 //! The writer thread: encodes observations and writes every message into the MCAP file, in the
 //! order the simulation queued them (so files do not depend on timing).
 //!
-//! Owns: the mcap writer, schema and channel ids, sequence numbers, per-topic counts, and the
+//! Owns: the MCAP writer, schema and channel ids, sequence numbers, per-topic counts, and the
 //! queue between the simulation and this thread. The queue is bounded by bytes, not by jobs: a
 //! step may hold a few bytes of poses or a 10 MB camera frame, and memory must not grow with
 //! the run when writing falls behind. Encoding the large observations here, not on the
 //! simulation thread, keeps it off the simulation's serial path.
 
+use crate::mcap_file::{McapWriter, MessageHeader};
 use crate::ros::MsgType;
 use crate::{RecordError, TopicCount, Topics};
-use mcap::records::{MessageHeader, Metadata};
 use passerby_sensors::Observation;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -141,7 +141,7 @@ impl Queue {
 /// Starts the writer thread on `writer`; it finishes the file when the queue closes and returns
 /// the per-topic counts.
 pub(crate) fn spawn(
-    writer: mcap::Writer<BufWriter<File>>,
+    writer: McapWriter<BufWriter<File>>,
     path: &Path,
 ) -> std::io::Result<(Queue, std::thread::JoinHandle<WriterResult>)> {
     let (sender, jobs) = std::sync::mpsc::channel();
@@ -162,15 +162,13 @@ pub(crate) fn spawn(
 pub(crate) type WriterResult = Result<BTreeMap<String, TopicCount>, RecordError>;
 
 fn write_jobs(
-    writer: mcap::Writer<BufWriter<File>>,
+    writer: McapWriter<BufWriter<File>>,
     jobs: Receiver<(Job, usize)>,
     backlog: &Backlog,
     path: PathBuf,
 ) -> WriterResult {
-    // The mcap writer finishes the file when dropped and panics if that fails (a full disk):
-    // after an error it is let go without finishing, and the error is reported instead.
     let mut file = Output {
-        writer: std::mem::ManuallyDrop::new(writer),
+        writer,
         path,
         schemas: HashMap::new(),
         channels: HashMap::new(),
@@ -182,15 +180,21 @@ fn write_jobs(
         backlog.release(bytes);
         written?;
     }
-    file.writer.finish().map_err(|e| file.error(e))?;
-    let counts = std::mem::take(&mut file.counts);
-    drop(std::mem::ManuallyDrop::into_inner(file.writer));
+    let Output {
+        writer,
+        path,
+        counts,
+        ..
+    } = file;
+    writer
+        .finish()
+        .map_err(|source| RecordError::Io { path, source })?;
     Ok(counts)
 }
 
 /// The file being written and its channel bookkeeping.
 struct Output {
-    writer: std::mem::ManuallyDrop<mcap::Writer<BufWriter<File>>>,
+    writer: McapWriter<BufWriter<File>>,
     path: PathBuf,
     schemas: HashMap<&'static str, u16>,
     channels: HashMap<String, u16>,
@@ -199,8 +203,8 @@ struct Output {
 }
 
 impl Output {
-    fn error(&self, source: mcap::McapError) -> RecordError {
-        RecordError::Mcap {
+    fn error(&self, source: std::io::Error) -> RecordError {
+        RecordError::Io {
             path: self.path.clone(),
             source,
         }
@@ -226,15 +230,10 @@ impl Output {
                 }
                 Ok(())
             }
-            Job::Metadata { name, entries } => {
-                let record = Metadata {
-                    name,
-                    metadata: entries,
-                };
-                self.writer
-                    .write_metadata(&record)
-                    .map_err(|e| self.error(e))
-            }
+            Job::Metadata { name, entries } => self
+                .writer
+                .write_metadata(&name, &entries)
+                .map_err(|e| self.error(e)),
         }
     }
 
@@ -245,18 +244,16 @@ impl Output {
                 let schema = match self.schemas.get(m.ty.name) {
                     Some(&s) => s,
                     None => {
-                        let s = self
-                            .writer
-                            .add_schema(m.ty.name, "ros2msg", m.ty.definition.as_bytes())
-                            .map_err(|e| self.error(e))?;
+                        let s = self.writer.add_schema(
+                            m.ty.name,
+                            "ros2msg",
+                            m.ty.definition.as_bytes(),
+                        );
                         self.schemas.insert(m.ty.name, s);
                         s
                     }
                 };
-                let c = self
-                    .writer
-                    .add_channel(schema, &m.topic, "cdr", &BTreeMap::new())
-                    .map_err(|e| self.error(e))?;
+                let c = self.writer.add_channel(schema, &m.topic, "cdr");
                 self.channels.insert(m.topic.clone(), c);
                 c
             }
@@ -264,13 +261,13 @@ impl Output {
         let sequence = self.sequences.entry(channel).or_insert(0);
         *sequence += 1;
         let header = MessageHeader {
-            channel_id: channel,
+            channel,
             sequence: *sequence,
             log_time: m.time,
             publish_time: m.time,
         };
         self.writer
-            .write_to_known_channel(&header, &m.data)
+            .write_message(&header, &m.data)
             .map_err(|e| self.error(e))?;
         let count = self.counts.entry(m.topic).or_default();
         count.messages += 1;

@@ -3,30 +3,11 @@
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 use passerby_mavs::transform::apply;
-use passerby_mavs::{Loaded, Options, YprConvention, load_scene_file, origin_of};
+mod common;
+
+use common::{data, expect, messages, options, put};
+use passerby_mavs::{Options, YprConvention, load_scene_file, origin_of};
 use passerby_world::{Affine3x4, MeshInstance, World};
-use std::path::{Path, PathBuf};
-
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs")
-}
-
-fn options(seed: u64) -> Options {
-    Options {
-        data_dir: Some(data()),
-        ypr: YprConvention::Current,
-        seed,
-        actors: None,
-    }
-}
-
-fn messages(loaded: &Loaded) -> Vec<String> {
-    loaded
-        .diagnostics
-        .iter()
-        .map(|d| d.headline(&loaded.sources))
-        .collect()
-}
 
 fn scene(name: &str, seed: u64) -> World {
     let loaded = load_scene_file(&data().join("scenes").join(name), &options(seed));
@@ -40,13 +21,6 @@ fn placed<'w>(world: &'w World, stem: &str) -> Vec<&'w MeshInstance> {
         .iter()
         .filter(|m| m.name.starts_with(&format!("{stem}_")))
         .collect()
-}
-
-/// Writes `text` at `root/rel`, making folders.
-fn put(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 /// Lengths of the transform's columns: the scale along each mesh axis.
@@ -182,13 +156,6 @@ fn failing(name: &str, json: &str) -> Vec<String> {
         messages(&loaded)
     );
     messages(&loaded)
-}
-
-fn expect(messages: &[String], needle: &str) {
-    assert!(
-        messages.iter().any(|m| m.contains(needle)),
-        "no `{needle}` in {messages:#?}"
-    );
 }
 
 #[test]

@@ -2,37 +2,12 @@
 //! written here with every sensor kind and pose file MAVS reads, and their errors.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
-use passerby_mavs::{Loaded, Options, YprConvention, load_scene_file};
+mod common;
+
+use common::{data, expect, messages, options, put};
+use passerby_mavs::{Loaded, Options, load_scene_file};
 use passerby_world::{Sensor, SensorKind, World};
 use std::path::{Path, PathBuf};
-
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/mavs")
-}
-
-fn options() -> Options {
-    Options {
-        data_dir: Some(data()),
-        ypr: YprConvention::Current,
-        seed: 0,
-        actors: None,
-    }
-}
-
-fn messages(loaded: &Loaded) -> Vec<String> {
-    loaded
-        .diagnostics
-        .iter()
-        .map(|d| d.headline(&loaded.sources))
-        .collect()
-}
-
-fn expect(messages: &[String], needle: &str) {
-    assert!(
-        messages.iter().any(|m| m.contains(needle)),
-        "no `{needle}` in {messages:#?}"
-    );
-}
 
 /// A scratch MAVS data folder holding the shared scenes, meshes and waypoints (linked) and
 /// the files written by the test.
@@ -59,17 +34,10 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Writes `text` at `root/rel`, making folders.
-fn put(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 fn load(dir: &Path, sim: &str) -> Loaded {
     let opts = Options {
         data_dir: Some(dir.to_path_buf()),
-        ..options()
+        ..options(0)
     };
     load_scene_file(&dir.join(sim), &opts)
 }
@@ -101,7 +69,7 @@ fn close(a: [f64; 3], b: [f64; 3]) -> bool {
 fn the_shared_simulation_file_brings_its_scene_origin_poses_cameras_and_lidar() {
     let loaded = load_scene_file(
         &data().join("sims/sensor_sims/mrzr_cube_sim.json"),
-        &options(),
+        &options(0),
     );
     let (world, _) = loaded_world(loaded);
     assert_eq!(

@@ -30,6 +30,33 @@ fn shared_scene(
     (world, built)
 }
 
+/// Steps the simulation until a lidar completes a sweep; that cloud.
+fn first_cloud(
+    world: &passerby_world::World,
+    built: &passerby_scene::BuiltScene,
+) -> passerby_sensors::lidar::PointCloud {
+    let mut sim = Simulation::with_options(
+        world,
+        &SimOptions {
+            timestep: None,
+            seed: 0,
+        },
+    )
+    .unwrap();
+    let mut rig = Rig::new(world, 0);
+    loop {
+        sim.step();
+        let view = SceneView { built };
+        let done = rig.step(&sim, &view).into_iter().find_map(|o| match o {
+            Observation::PointCloud(c) => Some(c),
+            _ => None,
+        });
+        if let Some(c) = done {
+            return c;
+        }
+    }
+}
+
 #[test]
 fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
     let rig = common::load(
@@ -39,26 +66,7 @@ fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
     );
     let (world, built) = shared_scene("obstacle_field.json", rig);
     assert!(built.warnings.is_empty(), "{:?}", built.warnings);
-    let mut sim = Simulation::with_options(
-        &world,
-        &SimOptions {
-            timestep: None,
-            seed: 0,
-        },
-    )
-    .unwrap();
-    let mut rig = Rig::new(&world, 0);
-    let mut clouds = Vec::new();
-    while clouds.is_empty() {
-        sim.step();
-        let view = SceneView { built: &built };
-        for o in rig.step(&sim, &view) {
-            if let Observation::PointCloud(c) = o {
-                clouds.push(c);
-            }
-        }
-    }
-    let cloud = &clouds[0];
+    let cloud = &first_cloud(&world, &built);
     let class_of =
         |p: &passerby_sensors::lidar::LidarPoint| built.classes[p.label as usize].as_str();
     let cylinders: Vec<([f64; 3], f64)> = world
@@ -296,26 +304,7 @@ fn an_hdl64e_sweeps_from_minus_180_degrees_with_its_lower_block_on_every_fourth_
     let hdl = passerby_mavs::lidars::lidar_sensor("HDL-64E", "hdl", pose, 10.0).unwrap();
     rig.standalone_sensors.push(hdl);
     let (world, built) = shared_scene("obstacle_field.json", rig);
-    let mut sim = Simulation::with_options(
-        &world,
-        &SimOptions {
-            timestep: None,
-            seed: 0,
-        },
-    )
-    .unwrap();
-    let mut rig = Rig::new(&world, 0);
-    let cloud = loop {
-        sim.step();
-        let view = SceneView { built: &built };
-        let done = rig.step(&sim, &view).into_iter().find_map(|o| match o {
-            Observation::PointCloud(c) => Some(c),
-            _ => None,
-        });
-        if let Some(c) = done {
-            break c;
-        }
-    };
+    let cloud = first_cloud(&world, &built);
     let columns = cloud.columns as usize;
     assert_eq!((cloud.rings, columns), (64, 3124));
     let returns = |ring: usize, keep: &dyn Fn(usize) -> bool| {

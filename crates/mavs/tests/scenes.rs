@@ -2,10 +2,10 @@
 //! written here: every error names the JSON path, the file, line and column.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
-use passerby_mavs::transform::apply;
 mod common;
 
 use common::{data, expect, messages, options, put};
+use passerby_mavs::transform::apply;
 use passerby_mavs::{Options, YprConvention, load_scene_file, origin_of};
 use passerby_world::{Affine3x4, MeshInstance, World};
 

@@ -9,7 +9,7 @@ use passerby_mavs::{Loaded, Options, load_scene_file};
 use passerby_world::{Sensor, SensorKind, World};
 use std::path::{Path, PathBuf};
 
-/// A scratch MAVS data folder holding the shared scenes, meshes and waypoints (linked) and
+/// A scratch MAVS data folder holding copies of the shared scenes, meshes and waypoints and
 /// the files written by the test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("passerby-mavs-{name}-{}", std::process::id()));

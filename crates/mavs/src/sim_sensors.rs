@@ -1,7 +1,7 @@
 //! The `Sensors` of a MAVS simulation input file (MAVS's `sensors/io/json_io.cpp`): lidars by
 //! model name (`lidars.rs`) or from a lidar file, cameras by model name (`cameras.rs`) or from
-//! a camera file. Other types (radar, GPS, IMU, compass, fisheye) are skipped with a warning;
-//! add them with `--rig`. Every sensor carries MAVS's `Offset`, `Orientation` (w, x, y, z),
+//! a camera file, GPS receivers as exact GNSS fixes (MAVS's default `perfect` mode). Other types
+//! (radar, IMU, compass, fisheye) are skipped with a warning; add them with `--rig`. Every sensor carries MAVS's `Offset`, `Orientation` (w, x, y, z),
 //! `Repitition Rate (Hz)` (sic, default 10) and `Name` (default `Sensor`, then `Sensor2`, …).
 
 use crate::cameras::{FocalPlane, camera_model, model_names};
@@ -10,7 +10,7 @@ use crate::lidars::{ScanPattern, lidar_sensor, lidar_with};
 use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
 use glam::{DQuat, EulerRot};
-use passerby_world::{CameraParams, Pose3, Sensor, SensorKind};
+use passerby_world::{CameraParams, GnssParams, Pose3, Sensor, SensorKind};
 
 const SENSOR_KEYS: [&str; 10] = [
     "Type",
@@ -151,6 +151,18 @@ impl SceneReader<'_> {
                     kind: SensorKind::Camera(params),
                 })
             }
+            // MAVS's `Gps()` starts in its `perfect` mode: the true position, no error.
+            ("gps", _) => Some(Sensor {
+                name,
+                pose: pose_of(offset, q),
+                period: 1.0 / rate,
+                publish: None,
+                visuals: Vec::new(),
+                kind: SensorKind::Gnss(GnssParams {
+                    horizontal_std_noise: 0.0,
+                    vertical_std_noise: 0.0,
+                }),
+            }),
             (other, _) => {
                 let message = format!(
                     "`{other}` sensors are not built from MAVS files yet: skipped (add them with --rig)"

@@ -161,13 +161,23 @@ fn sensors_come_by_model_or_from_files_and_text_poses_are_frames() {
           {"Type": "camera", "Model": "XCD-V60", "Name": "xcd",
            "Orientation": [0.7071068, 0.0, 0.0, 0.7071068]},
           {"Type": "camera", "Input File": "sensors/wide.json", "Name": "wide"},
-          {"Type": "gps", "Name": "gps"}
+          {"Type": "gps", "Name": "gps", "Repitition Rate (Hz)": 5.0},
+          {"Type": "radar", "Model": "Delphi Long Range", "Name": "radar"}
         ]}"#,
     );
     let (world, m) = loaded_world(load(&dir, "sims/all.json"));
     expect(
         &m,
-        "`Sensors[5]`: `gps` sensors are not built from MAVS files yet",
+        "`Sensors[6]`: `radar` sensors are not built from MAVS files yet",
+    );
+    // MAVS's GPS defaults to its perfect mode: an exact fix.
+    let gps = sensor(&world, "gps");
+    let SensorKind::Gnss(g) = &gps.kind else {
+        panic!("{:?}", gps.kind)
+    };
+    assert_eq!(
+        (g.horizontal_std_noise, g.vertical_std_noise, gps.period),
+        (0.0, 0.0, 0.2)
     );
     expect(&m, "`Mode`: every beam is one exact ray here");
     let SensorKind::Lidar3d(hdl) = &sensor(&world, "hdl").kind else {

@@ -1,7 +1,7 @@
 //! A run's model library: each model URI resolved and each file parsed once, shared by every
 //! instance that uses it; failures remembered, so a missing model is reported once.
 
-use crate::{AssetError, Model, Resolver, UriError, load_model};
+use crate::{AssetError, Model, Resolver, TextureImage, UriError, load_model};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +23,7 @@ pub struct ModelLibrary {
     resolver: Resolver,
     by_file: HashMap<PathBuf, Arc<Model>>,
     by_uri: HashMap<(String, PathBuf), Result<Arc<Model>, Arc<LibraryError>>>,
+    textures: HashMap<(String, PathBuf), Result<Arc<TextureImage>, String>>,
 }
 
 impl ModelLibrary {
@@ -32,7 +33,35 @@ impl ModelLibrary {
             resolver,
             by_file: HashMap::new(),
             by_uri: HashMap::new(),
+            textures: HashMap::new(),
         }
+    }
+
+    /// The image a texture URI names (world textures of planes and walls), decoded once;
+    /// the error says why it cannot be had. Returns whether this was the first request, so
+    /// callers warn once.
+    pub fn texture(
+        &mut self,
+        uri: &str,
+        base_dir: &Path,
+    ) -> (Result<Arc<TextureImage>, String>, bool) {
+        let key = (uri.to_owned(), base_dir.to_path_buf());
+        if let Some(done) = self.textures.get(&key) {
+            return (done.clone(), false);
+        }
+        let result = self
+            .resolver
+            .resolve(uri, base_dir)
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                TextureImage::decode(&bytes)
+                    .map(Arc::new)
+                    .map_err(|e| format!("`{}` is not a readable image: {e}", path.display()))
+            });
+        self.textures.insert(key, result.clone());
+        (result, true)
     }
 
     /// The model a URI names (relative URIs against `base_dir`). The first request does the

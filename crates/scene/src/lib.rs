@@ -26,7 +26,7 @@ pub use live::{LiveError, LiveScene, Skeleton};
 pub use shapes::cuboid;
 use shapes::{circle, prism, quad, ramp, sphere, terrain, wall_box};
 
-use glam::{Affine3A, Mat4, Vec3, Vec3A};
+use glam::{Affine3A, Mat4, Vec2, Vec3, Vec3A};
 use passerby_assets::{Model, ModelLibrary, Pose, Poser};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
@@ -217,16 +217,70 @@ impl Builder<'_> {
         name: &str,
         class: &str,
     ) {
+        let surface = Surface::plain(colour, mesh.triangle_count());
+        self.add_with_surface(mesh, surface, world_from_mesh, name, class);
+    }
+
+    /// Adds a primitive of the given look.
+    fn add_with_surface(
+        &mut self,
+        mesh: TriangleMesh,
+        surface: Surface,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
         if mesh.triangle_count() == 0 {
             return;
         }
-        let surface = Arc::new(Surface::plain(colour, mesh.triangle_count()));
+        let surface = Arc::new(surface);
         if self.batching {
             self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
             return;
         }
         let id = self.scene.add_mesh(mesh);
         self.place(id, surface, world_from_mesh, name, class);
+    }
+
+    /// The look of a primitive of `colour` with the texture at `uri` (none when empty), its
+    /// corners mapped to texture coordinates by `uv` (repeating past 0..1). A texture that
+    /// cannot be had leaves the plain colour, with a warning.
+    fn textured(
+        &mut self,
+        mesh: &TriangleMesh,
+        colour: Color,
+        uri: &str,
+        uv: impl Fn(Vec3) -> Vec2,
+    ) -> Surface {
+        let plain = Surface::plain(colour, mesh.triangle_count());
+        if uri.is_empty() {
+            return plain;
+        }
+        let image = match self.library.texture(uri, &self.base) {
+            (Ok(image), _) => image,
+            (Err(e), first) => {
+                if first {
+                    self.warn(format!(
+                        "texture `{uri}` not available ({e}); plain colour used"
+                    ));
+                }
+                return plain;
+            }
+        };
+        let vertices = mesh.vertices();
+        Surface {
+            materials: vec![SurfaceMaterial {
+                colour: [1.0; 3],
+                texture: Some(image),
+            }],
+            triangle_material: vec![0; mesh.triangle_count()],
+            triangle_uvs: mesh
+                .triangles()
+                .iter()
+                .map(|t| t.map(|i| uv(Vec3::from(vertices[i as usize]))))
+                .collect(),
+            triangle_normals: Vec::new(),
+        }
     }
 
     /// Copies a mesh's triangles, placed in the world, into the static batch.
@@ -540,7 +594,13 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     Vec3::new(x1, y1, z),
                     Vec3::new(x0, y1, z),
                 ]);
-                b.add(mesh, p.color, Affine3A::IDENTITY, &name, &label("ground"));
+                // One tile per `texture_size` metres from the (x_min, y_max) corner, the
+                // image's top towards +y.
+                let [tx, ty] = p.texture_size.map(|s| s as f32);
+                let surface = b.textured(&mesh, p.color, &p.texture, |v| {
+                    Vec2::new((v.x - x0) / tx, (y1 - v.y) / ty)
+                });
+                b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
             }
             WorldElement::VerticalPlane(p) => {
                 if !p.openings.is_empty() {
@@ -554,13 +614,16 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     .init_pose
                     .as_ref()
                     .map_or(Affine3A::IDENTITY, affine_from_pose);
-                b.add(
-                    wall_box(a, c, p.z as f32, p.height as f32, p.thickness as f32),
-                    p.color,
-                    placement,
-                    &name,
-                    &label("wall"),
-                );
+                let mesh = wall_box(a, c, p.z as f32, p.height as f32, p.thickness as f32);
+                // Along the wall from its start, and down from its top, one tile per
+                // `texture_size` metres.
+                let along = (c - a).normalize_or_zero();
+                let top = (p.z + p.height) as f32;
+                let [tx, ty] = p.texture_size.map(|s| s as f32);
+                let surface = b.textured(&mesh, p.color, &p.texture, |v| {
+                    Vec2::new((v - a).dot(along) / tx, (top - v.z) / ty)
+                });
+                b.add_with_surface(mesh, surface, placement, &name, &label("wall"));
             }
             WorldElement::ElevationMap(m) => match &m.grid {
                 Some(g) => b.add(

@@ -1,0 +1,109 @@
+//! World textures on planes and walls: a floor and a wall show the texel under each point, one
+//! tile per `texture_size` metres; a texture that cannot be had leaves the plain colour.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use glam::Vec3A;
+use passerby_assets::{ModelLibrary, Resolver};
+use passerby_raycast::Ray;
+use passerby_scene::{BuiltScene, build_scene};
+use std::path::Path;
+
+/// A 2 x 2 texture: red, green on the top row; blue, white below.
+fn write_texture(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("quads.png");
+    let image = image::RgbImage::from_fn(2, 2, |x, y| match (x, y) {
+        (0, 0) => image::Rgb([255, 0, 0]),
+        (1, 0) => image::Rgb([0, 255, 0]),
+        (0, 1) => image::Rgb([0, 0, 255]),
+        _ => image::Rgb([255, 255, 255]),
+    });
+    image.save(&path).unwrap();
+    path
+}
+
+fn build(world_xml: &str, dir: &Path) -> BuiltScene {
+    let loaded = passerby_mvsim::load_world_str(
+        &dir.join("inline.world.xml"),
+        world_xml.to_owned(),
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.world.unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(dir.join("no-cache")));
+    build_scene(&world, &mut library)
+}
+
+/// The linear colour where a ray from `origin` along `dir` lands.
+fn colour(built: &BuiltScene, origin: [f32; 3], dir: Vec3A) -> [f32; 3] {
+    let ray = Ray::new(Vec3A::from_array(origin), dir, 0.0, 100.0).unwrap();
+    let hit = built.scene.closest(&ray).unwrap();
+    built
+        .colour_at(hit.instance, hit.triangle, hit.u, hit.v)
+        .unwrap()
+}
+
+fn close(a: [f32; 3], b: [f32; 3]) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-3)
+}
+
+#[test]
+fn floors_and_walls_show_their_texture_one_tile_per_texture_size() {
+    let dir = std::env::temp_dir().join(format!("passerby-textures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let texture = write_texture(&dir);
+    let xml = format!(
+        r#"<mvsim_world version="1.0">
+          <element class="horizontal_plane"><x_min>-1</x_min><x_max>1</x_max><y_min>-1</y_min>
+            <y_max>1</y_max><texture>{t}</texture><texture_size_x>2</texture_size_x>
+            <texture_size_y>2</texture_size_y></element>
+          <element class="vertical_plane"><x0>0</x0><y0>3</y0><x1>2</x1><y1>3</y1><height>2</height>
+            <texture>{t}</texture><texture_size_x>2</texture_size_x><texture_size_y>2</texture_size_y>
+          </element>
+        </mvsim_world>"#,
+        t = texture.display()
+    );
+    let built = build(&xml, &dir);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let (red, green, blue, white) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0; 3]);
+    // The floor, seen from above: the image's top row towards +y, texel centres exact.
+    let down = Vec3A::NEG_Z;
+    assert!(close(colour(&built, [-0.5, 0.5, 5.0], down), red));
+    assert!(close(colour(&built, [0.5, 0.5, 5.0], down), green));
+    assert!(close(colour(&built, [-0.5, -0.5, 5.0], down), blue));
+    assert!(close(colour(&built, [0.5, -0.5, 5.0], down), white));
+    // The wall, from its start along x and down from its top.
+    let ahead = Vec3A::Y;
+    assert!(close(colour(&built, [0.5, 2.0, 1.5], ahead), red));
+    assert!(close(colour(&built, [1.5, 2.0, 1.5], ahead), green));
+    assert!(close(colour(&built, [0.5, 2.0, 0.5], ahead), blue));
+    assert!(close(colour(&built, [1.5, 2.0, 0.5], ahead), white));
+    // Past the first tile the texture repeats.
+    let far = format!(
+        r#"<mvsim_world version="1.0"><element class="horizontal_plane"><x_min>-1</x_min>
+          <x_max>5</x_max><y_min>-1</y_min><y_max>1</y_max><texture>{t}</texture><texture_size_x>2</texture_size_x>
+          <texture_size_y>2</texture_size_y></element></mvsim_world>"#,
+        t = texture.display()
+    );
+    let built = build(&far, &dir);
+    assert!(close(colour(&built, [3.5, 0.5, 5.0], down), red));
+}
+
+#[test]
+fn a_missing_texture_leaves_the_plain_colour_with_a_warning() {
+    let dir = std::env::temp_dir().join(format!("passerby-notexture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = r##"<mvsim_world version="1.0"><element class="horizontal_plane">
+        <texture>missing.png</texture><color>#ffffff</color></element></mvsim_world>"##;
+    let built = build(xml, &dir);
+    assert!(
+        built
+            .warnings
+            .iter()
+            .any(|w| w.contains("texture `") && w.contains("plain colour")),
+        "{:?}",
+        built.warnings
+    );
+    assert!(close(
+        colour(&built, [0.0, 0.0, 5.0], Vec3A::NEG_Z),
+        [1.0; 3]
+    ));
+}

@@ -603,9 +603,6 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
             }
             WorldElement::VerticalPlane(p) => {
-                if !p.openings.is_empty() {
-                    b.warn("doors and windows are not cut into vertical planes yet".into());
-                }
                 let (a, c) = (
                     Vec3::new(p.start[0] as f32, p.start[1] as f32, 0.0),
                     Vec3::new(p.end[0] as f32, p.end[1] as f32, 0.0),
@@ -614,16 +611,26 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                     .init_pose
                     .as_ref()
                     .map_or(Affine3A::IDENTITY, affine_from_pose);
-                let mesh = wall_box(a, c, p.z as f32, p.height as f32, p.thickness as f32);
-                // Along the wall from its start, and down from its top, one tile per
-                // `texture_size` metres.
                 let along = (c - a).normalize_or_zero();
+                // One box per solid part once doors and windows are cut out; textures run
+                // along the wall from its start and down from its top, one tile per
+                // `texture_size` metres, across the parts.
                 let top = (p.z + p.height) as f32;
                 let [tx, ty] = p.texture_size.map(|s| s as f32);
-                let surface = b.textured(&mesh, p.color, &p.texture, |v| {
-                    Vec2::new((v - a).dot(along) / tx, (top - v.z) / ty)
-                });
-                b.add_with_surface(mesh, surface, placement, &name, &label("wall"));
+                for part in p.solid_parts() {
+                    let [s0, s1] = part.along.map(|s| s as f32);
+                    let mesh = wall_box(
+                        a + along * s0,
+                        a + along * s1,
+                        (p.z + part.heights[0]) as f32,
+                        (part.heights[1] - part.heights[0]) as f32,
+                        p.thickness as f32,
+                    );
+                    let surface = b.textured(&mesh, p.color, &p.texture, |v| {
+                        Vec2::new((v - a).dot(along) / tx, (top - v.z) / ty)
+                    });
+                    b.add_with_surface(mesh, surface, placement, &name, &label("wall"));
+                }
             }
             WorldElement::ElevationMap(m) => match &m.grid {
                 Some(g) => b.add(

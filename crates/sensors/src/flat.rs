@@ -1,7 +1,7 @@
 //! The world as MVSim's cheap 2D laser mode sees it: footprints in the horizontal plane, whatever
-//! the heights. Walls (`<walls>` segments and vertical planes, with their thickness), blocks that
-//! are not intangible, vehicles (chassis) and, unlike MVSim (whose actors have no collision body),
-//! actors' collision circles. With `bodies_visible = false` only walls are seen. Occupancy grids
+//! the heights. Walls (`<walls>` segments and vertical planes, with their thickness, door gaps
+//! open and windows closed), blocks that are not intangible, vehicles (chassis) and, unlike
+//! MVSim (whose actors have no collision body), actors' collision circles. With `bodies_visible = false` only walls are seen. Occupancy grids
 //! are not decoded yet (the scene warns about them).
 
 use crate::{SceneView, Target};
@@ -72,11 +72,17 @@ impl FlatStatics {
             if let WorldElement::VerticalPlane(p) = &e.element {
                 let a = Vec2::new(p.start[0] as f32, p.start[1] as f32);
                 let b = Vec2::new(p.end[0] as f32, p.end[1] as f32);
-                let mut outline = thick_segment(a, b, p.thickness as f32);
-                if let Some(pose) = &p.init_pose {
-                    outline = outline.iter().map(|q| place(pose, *q)).collect();
+                let along = (b - a).normalize_or_zero();
+                // Doors are gaps in the footprint; windows are not (the wall below stands).
+                for part in p.solid_parts().iter().filter(|q| q.heights[0] <= 0.0) {
+                    let [s0, s1] = part.along.map(|s| s as f32);
+                    let mut outline =
+                        thick_segment(a + along * s0, a + along * s1, p.thickness as f32);
+                    if let Some(pose) = &p.init_pose {
+                        outline = outline.iter().map(|q| place(pose, *q)).collect();
+                    }
+                    walls.push((outline, format!("element{}", i + 1)));
                 }
-                walls.push((outline, format!("element{}", i + 1)));
             }
         }
         let grids = world

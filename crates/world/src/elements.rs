@@ -239,6 +239,86 @@ pub struct VerticalPlane {
     pub openings: Vec<WallOpening>,
 }
 
+/// A solid part of a vertical plane once its openings are cut out: `along` is the span in
+/// metres from the plane's start towards its end, `heights` the span in metres above its `z`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WallPart {
+    /// From and to, metres along the wall.
+    pub along: [f64; 2],
+    /// Bottom and top, metres above the plane's `z`.
+    pub heights: [f64; 2],
+}
+
+impl VerticalPlane {
+    /// Metres from start to end.
+    pub fn length(&self) -> f64 {
+        (self.end[0] - self.start[0]).hypot(self.end[1] - self.start[1])
+    }
+
+    /// The wall as solid boxes once its doors and windows are cut out (MVSim's openings: centred
+    /// at `position` of the length, `width` wide, from `z_min` to `z_max` above the plane's `z`,
+    /// clamped to the wall). Without openings, the whole wall.
+    pub fn solid_parts(&self) -> Vec<WallPart> {
+        let (length, height) = (self.length(), self.height);
+        let cuts: Vec<([f64; 2], [f64; 2])> = self
+            .openings
+            .iter()
+            .map(|o| {
+                let centre = o.position.clamp(0.0, 1.0) * length;
+                let along = [
+                    (centre - o.width / 2.0).max(0.0),
+                    (centre + o.width / 2.0).min(length),
+                ];
+                (along, [o.z_min.max(0.0), o.z_max.min(height)])
+            })
+            .filter(|(a, z)| a[0] < a[1] && z[0] < z[1])
+            .collect();
+        let mut stops: Vec<f64> = vec![0.0, length];
+        stops.extend(cuts.iter().flat_map(|(a, _)| *a));
+        stops.sort_by(f64::total_cmp);
+        stops.dedup();
+        let mut parts: Vec<WallPart> = Vec::new();
+        for span in stops.windows(2) {
+            let (from, to) = (span[0], span[1]);
+            if to <= from {
+                continue;
+            }
+            let middle = (from + to) / 2.0;
+            let mut gaps: Vec<[f64; 2]> = cuts
+                .iter()
+                .filter(|(a, _)| a[0] < middle && middle < a[1])
+                .map(|(_, z)| *z)
+                .collect();
+            gaps.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            let mut bottom = 0.0;
+            let mut solid = Vec::new();
+            for gap in gaps {
+                if gap[0] > bottom {
+                    solid.push([bottom, gap[0]]);
+                }
+                bottom = f64::max(bottom, gap[1]);
+            }
+            if bottom < height {
+                solid.push([bottom, height]);
+            }
+            for heights in solid {
+                // Joined to the part before when it continues it at the same heights.
+                match parts
+                    .iter_mut()
+                    .find(|p| p.heights == heights && p.along[1] == from)
+                {
+                    Some(p) => p.along[1] = to,
+                    None => parts.push(WallPart {
+                        along: [from, to],
+                        heights,
+                    }),
+                }
+            }
+        }
+        parts
+    }
+}
+
 /// A door or window cut into a vertical plane.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WallOpening {
@@ -322,4 +402,85 @@ pub enum WallSource {
     Model(String),
     /// A polyline.
     Polyline(Vec<[f64; 2]>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wall(openings: Vec<WallOpening>) -> VerticalPlane {
+        VerticalPlane {
+            start: [0.0, 0.0],
+            end: [4.0, 0.0],
+            z: 0.0,
+            height: 3.0,
+            thickness: 0.1,
+            color: Color::rgb(0, 0, 0),
+            enable_shadows: true,
+            cull_face: "NONE".into(),
+            texture: String::new(),
+            texture_size: [1.0, 1.0],
+            init_pose: None,
+            openings,
+        }
+    }
+
+    fn opening(is_door: bool, position: f64, z: [f64; 2]) -> WallOpening {
+        WallOpening {
+            is_door,
+            name: String::new(),
+            position,
+            width: 1.0,
+            z_min: z[0],
+            z_max: z[1],
+        }
+    }
+
+    fn part(along: [f64; 2], heights: [f64; 2]) -> WallPart {
+        WallPart { along, heights }
+    }
+
+    #[test]
+    fn doors_and_windows_leave_the_wall_around_them() {
+        assert_eq!(
+            wall(vec![]).solid_parts(),
+            vec![part([0.0, 4.0], [0.0, 3.0])]
+        );
+        let door = wall(vec![opening(true, 0.5, [0.0, 2.1])]).solid_parts();
+        assert_eq!(
+            door,
+            vec![
+                part([0.0, 1.5], [0.0, 3.0]),
+                part([1.5, 2.5], [2.1, 3.0]),
+                part([2.5, 4.0], [0.0, 3.0]),
+            ]
+        );
+        let window = wall(vec![opening(false, 0.25, [1.0, 2.0])]).solid_parts();
+        assert_eq!(
+            window,
+            vec![
+                part([0.0, 0.5], [0.0, 3.0]),
+                part([0.5, 1.5], [0.0, 1.0]),
+                part([0.5, 1.5], [2.0, 3.0]),
+                part([1.5, 4.0], [0.0, 3.0]),
+            ]
+        );
+        // Overlapping openings merge; one past the wall's end is clipped to it; one reaching
+        // above the wall leaves nothing over it.
+        let many = wall(vec![
+            opening(true, 0.5, [0.0, 2.0]),
+            opening(false, 0.6, [1.0, 5.0]),
+            opening(true, 1.0, [0.0, 1.0]),
+        ])
+        .solid_parts();
+        let solid_at = |s: f64, z: f64| {
+            many.iter()
+                .any(|p| p.along[0] < s && s < p.along[1] && p.heights[0] < z && z < p.heights[1])
+        };
+        // The door alone, both, the window alone.
+        assert!(!solid_at(1.7, 1.0) && solid_at(1.7, 2.5));
+        assert!(!solid_at(2.0, 0.5) && !solid_at(2.0, 2.5));
+        assert!(solid_at(2.7, 0.5) && !solid_at(2.7, 2.5));
+        assert!(!solid_at(3.9, 0.5) && solid_at(3.9, 1.5) && solid_at(0.5, 0.5));
+    }
 }

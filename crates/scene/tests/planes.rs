@@ -1,5 +1,5 @@
-//! World textures on planes and walls: a floor and a wall show the texel under each point, one
-//! tile per `texture_size` metres; a texture that cannot be had leaves the plain colour.
+//! Planes and walls: doors and windows are cut out of walls; textures show the texel under each
+//! point, one tile per `texture_size` metres; a texture that cannot be had leaves the colour.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 use glam::Vec3A;
@@ -106,4 +106,31 @@ fn a_missing_texture_leaves_the_plain_colour_with_a_warning() {
         colour(&built, [0.0, 0.0, 5.0], Vec3A::NEG_Z),
         [1.0; 3]
     ));
+}
+
+#[test]
+fn doors_and_windows_are_openings_in_walls() {
+    let dir = std::env::temp_dir().join(format!("passerby-doors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 4 m wall along y = 3, a door in its middle (1.5 .. 2.5 m, up to 2.1 m) and a window
+    // near its start (0.3 .. 1.3 m, from 1 to 2 m).
+    let xml = r#"<mvsim_world version="1.0">
+      <element class="vertical_plane"><x0>0</x0><y0>3</y0><x1>4</x1><y1>3</y1><height>3</height>
+        <door position="0.5" width="1.0" z_max="2.1"/>
+        <window><position>0.2</position><width>1.0</width><z_min>1.0</z_min><z_max>2.0</z_max></window>
+      </element>
+    </mvsim_world>"#;
+    let built = build(xml, &dir);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    let hits = |x: f32, z: f32| {
+        let ray = Ray::new(Vec3A::new(x, 0.0, z), Vec3A::Y, 0.0, 10.0).unwrap();
+        built.scene.closest(&ray).map(|h| h.t)
+    };
+    // Through the door, and the wall over it and beside it.
+    assert_eq!(hits(2.0, 1.0), None);
+    assert!(hits(2.0, 2.5).is_some_and(|t| (t - 2.99).abs() < 1e-4));
+    assert!(hits(3.0, 1.0).is_some());
+    // Through the window, and the wall below and above it.
+    assert_eq!(hits(0.8, 1.5), None);
+    assert!(hits(0.8, 0.5).is_some() && hits(0.8, 2.5).is_some());
 }

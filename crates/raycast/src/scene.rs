@@ -146,16 +146,54 @@ impl Scene {
 
     /// Whether a ray hits anything (shadow rays).
     pub fn any_hit(&self, ray: &Ray) -> bool {
-        let mut found = false;
-        self.visit_instances(ray, |_, inst, _| {
-            if !found {
-                let o = inst.mesh_from_world.transform_point3a(ray.origin);
-                let d = inst.mesh_from_world.transform_vector3a(ray.dir);
-                found = self.meshes[inst.mesh.0 as usize].any_hit(o, d, ray.t_min, ray.t_max);
+        self.blocker(ray).is_some()
+    }
+
+    /// An instance that blocks a ray, if any (which one, when several do, depends on the
+    /// traversal).
+    fn blocker(&self, ray: &Ray) -> Option<u32> {
+        let mut found = None;
+        self.visit_instances(ray, |index, _, _| {
+            if found.is_none() && self.instance_blocks(index, ray) {
+                found = Some(index);
             }
-            found.then_some(ray.t_min)
+            found.map(|_| ray.t_min)
         });
         found
+    }
+
+    /// Whether instance `index` blocks a ray. Its world box is tested as the top-level walk
+    /// tests it (a ray that reaches a box reaches every box around it: the slab test rounds
+    /// monotonically), so a `true` here is one the walk would find too.
+    fn instance_blocks(&self, index: u32, ray: &Ray) -> bool {
+        let b = &self.instance_boxes[index as usize];
+        let inv = ray.dir.recip();
+        if intersect_box(ray.origin, inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
+            return false;
+        }
+        let inst = &self.instances[index as usize];
+        let o = inst.mesh_from_world.transform_point3a(ray.origin);
+        let d = inst.mesh_from_world.transform_vector3a(ray.dir);
+        self.meshes[inst.mesh.0 as usize].any_hit(o, d, ray.t_min, ray.t_max)
+    }
+
+    /// Whether each of a run of neighbouring rays hits anything, on this thread; `out[i]`
+    /// answers `rays[i]` exactly as [`Scene::any_hit`] would. Neighbouring shadow rays are
+    /// mostly blocked by the same object (a ceiling, a shelf, a wall), so the instance that
+    /// blocked the previous ray is tried first: a blocked ray then costs one mesh query instead
+    /// of a walk through everything between it and the blocker. The answer is whether any
+    /// instance blocks, so it does not depend on which one is tried first.
+    pub fn any_hit_run(&self, rays: &[Ray], out: &mut [bool]) {
+        let mut last: Option<u32> = None;
+        for (slot, ray) in out.iter_mut().zip(rays) {
+            if last.is_some_and(|i| self.instance_blocks(i, ray)) {
+                *slot = true;
+                continue;
+            }
+            let blocker = self.blocker(ray);
+            *slot = blocker.is_some();
+            last = blocker.or(last);
+        }
     }
 
     /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers
@@ -170,30 +208,26 @@ impl Scene {
         let chunk = per_task.next_multiple_of(PACKET).clamp(8 * PACKET, 256);
         out.par_chunks_mut(chunk)
             .zip(rays.par_chunks(chunk))
-            .for_each(|(o, r)| {
-                for (slots, packet) in o.chunks_mut(PACKET).zip(r.chunks(PACKET)) {
-                    let hits = self.closest_packet(packet);
-                    for (slot, hit) in slots.iter_mut().zip(hits) {
-                        *slot = hit;
-                    }
-                }
-            });
+            .for_each(|(o, r)| self.closest_run(r, o));
+    }
+
+    /// Closest hits of a run of neighbouring rays, on this thread, eight at a time; `out[i]`
+    /// answers `rays[i]` exactly as [`Scene::closest`] would.
+    pub fn closest_run(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+        for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
+            let hits = self.closest_packet(packet);
+            for (slot, hit) in slots.iter_mut().zip(hits) {
+                *slot = hit;
+            }
+        }
     }
 
     /// Whether each ray hits anything, in parallel on the current rayon pool; `out[i]`
     /// answers `rays[i]` exactly as [`Scene::any_hit`] would.
     pub fn any_hit_batch(&self, rays: &[Ray], out: &mut [bool]) {
-        let chunk = rays
-            .len()
-            .div_ceil(4 * rayon::current_num_threads())
-            .clamp(64, 1024);
-        out.par_chunks_mut(chunk)
-            .zip(rays.par_chunks(chunk))
-            .for_each(|(o, r)| {
-                for (slot, ray) in o.iter_mut().zip(r) {
-                    *slot = self.any_hit(ray);
-                }
-            });
+        out.par_chunks_mut(256)
+            .zip(rays.par_chunks(256))
+            .for_each(|(o, r)| self.any_hit_run(r, o));
     }
 
     /// The closest hits of up to [`PACKET`] rays, traced together.

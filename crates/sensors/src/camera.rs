@@ -270,98 +270,156 @@ pub fn trace(
 ) -> Pixels {
     let (w, h) = lens.size();
     let n = w * h;
-    let i = lens.intrinsics();
-    let origin = world_from_optical.translation;
-    let (near, far) = (i.clip_min as f32, i.clip_max as f32);
-    let dirs: Vec<Vec3A> = lens
-        .centres
-        .iter()
-        .map(|d| world_from_optical.transform_vector3a(*d))
-        .collect();
-    let mut hits = if visibility == Visibility::Raster && !lens.has_distortion() {
-        let raster = crate::raster::visible(&view.built.scene, lens, world_from_optical);
-        lens.order
-            .par_iter()
-            .with_min_len(1024)
-            .map(|&p| view.target_of(raster[p].as_ref()?))
-            .collect()
-    } else {
-        view.cast_between(origin, &dirs, near, far, None)
+    let raster = (visibility == Visibility::Raster && !lens.has_distortion())
+        .then(|| crate::raster::visible(&view.built.scene, lens, world_from_optical));
+    let pass = Pass {
+        view,
+        lens,
+        world_from_optical,
+        lighting,
+        antialias: antialias.max(1) as usize,
+        raster: raster.as_deref(),
     };
-    // Directions the lens has none for see nothing.
-    for (hit, d) in hits.iter_mut().zip(&dirs) {
-        if !d.is_finite() {
-            *hit = None;
-        }
-    }
     let mut out = Pixels {
         depth: vec![0.0; n],
         instance: vec![0; n],
         class: vec![0; n],
-        rgb: Vec::new(),
+        rgb: if lighting.is_some() {
+            vec![0; 3 * n]
+        } else {
+            Vec::new()
+        },
     };
-    for (&p, hit) in lens.order.iter().zip(&hits) {
-        if let Some(t) = hit {
-            out.depth[p] = t.t;
-            out.instance[p] = t.instance as i32;
-            out.class[p] = t.label;
-        }
-    }
-    let Some(light) = lighting else {
-        return out;
-    };
-    let aa = antialias.max(1) as usize;
-    let colours: Vec<[f32; 3]> = if aa == 1 {
-        shade(view, origin, &dirs, &hits, light)
-    } else {
-        // N x N samples per pixel, consecutive (neighbours for the ray caster's packets).
-        let offsets: Vec<f64> = (0..aa)
-            .map(|k| (k as f64 + 0.5) / aa as f64 - 0.5)
+    // Strips of two rows, each finished by one task from its own small buffers: the lens casts
+    // a strip's 4 x 2 tiles before the next strip's, so a strip is a run of its casting order.
+    let strip = 2 * w;
+    let mut rgb = out.rgb.chunks_mut(3 * strip);
+    let strips: Vec<_> = (out.depth.chunks_mut(strip))
+        .zip(out.instance.chunks_mut(strip))
+        .zip(out.class.chunks_mut(strip))
+        .map(|((depth, instance), class)| StripOut {
+            depth,
+            instance,
+            class,
+            rgb: rgb.next(),
+        })
+        .collect();
+    strips
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(k, s)| pass.strip(k * strip, s));
+    out
+}
+
+/// One camera pass: what every strip needs.
+struct Pass<'a> {
+    view: &'a SceneView<'a>,
+    lens: &'a Lens,
+    world_from_optical: &'a Affine3A,
+    lighting: Option<&'a Lighting>,
+    antialias: usize,
+    /// Rasterised primary visibility (row-major), or `None` to cast rays.
+    raster: Option<&'a [Option<crate::raster::RasterHit>]>,
+}
+
+/// A strip's share of the output images.
+struct StripOut<'a> {
+    depth: &'a mut [f32],
+    instance: &'a mut [i32],
+    class: &'a mut [u16],
+    rgb: Option<&'a mut [u8]>,
+}
+
+impl Pass<'_> {
+    /// Fills the strip of pixels `first..first + out.depth.len()` (row-major indices).
+    fn strip(&self, first: usize, out: StripOut<'_>) {
+        let (view, lens) = (self.view, self.lens);
+        let i = lens.intrinsics();
+        let (near, far) = (i.clip_min as f32, i.clip_max as f32);
+        let origin = self.world_from_optical.translation;
+        let len = out.depth.len();
+        let order = &lens.order[first..first + len];
+        let dirs: Vec<Vec3A> = lens.centres[first..first + len]
+            .iter()
+            .map(|d| self.world_from_optical.transform_vector3a(*d))
             .collect();
-        let mut sample_dirs = Vec::with_capacity(n * aa * aa);
-        for &p in &lens.order {
-            let (u, v) = ((p % w) as f64, (p / w) as f64);
-            for dv in &offsets {
-                for du in &offsets {
-                    let d = lens.direction(u + du, v + dv);
-                    sample_dirs.push(world_from_optical.transform_vector3a(d));
-                }
+        let mut hits: Vec<Option<crate::Target>> = match self.raster {
+            Some(raster) => order
+                .iter()
+                .map(|&p| view.target_of(raster[p].as_ref()?))
+                .collect(),
+            None => {
+                let mut hits = vec![None; len];
+                view.cast_run(origin, &dirs, (near, far), None, &mut hits);
+                hits
             }
-        }
-        let mut sample_hits = view.cast_between(origin, &sample_dirs, near, far, None);
-        for (hit, d) in sample_hits.iter_mut().zip(&sample_dirs) {
+        };
+        // Directions the lens has none for see nothing.
+        for (hit, d) in hits.iter_mut().zip(&dirs) {
             if !d.is_finite() {
                 *hit = None;
             }
         }
-        let samples = shade(view, origin, &sample_dirs, &sample_hits, light);
-        let weight = 1.0 / (aa * aa) as f32;
-        samples
-            .chunks_exact(aa * aa)
-            .map(|s| {
-                let mut sum = [0.0f32; 3];
-                for c in s {
-                    for k in 0..3 {
-                        sum[k] += c[k] * weight;
+        for (&p, hit) in order.iter().zip(&hits) {
+            if let Some(t) = hit {
+                let q = p - first;
+                out.depth[q] = t.t;
+                out.instance[q] = t.instance as i32;
+                out.class[q] = t.label;
+            }
+        }
+        let (Some(light), Some(rgb)) = (self.lighting, out.rgb) else {
+            return;
+        };
+        let aa = self.antialias;
+        let colours: Vec<[f32; 3]> = if aa == 1 {
+            shade(view, origin, &dirs, &hits, light)
+        } else {
+            // N x N samples per pixel, consecutive (neighbours for the ray caster's packets).
+            let offsets: Vec<f64> = (0..aa)
+                .map(|k| (k as f64 + 0.5) / aa as f64 - 0.5)
+                .collect();
+            let w = lens.size().0;
+            let mut sample_dirs = Vec::with_capacity(len * aa * aa);
+            for &p in order {
+                let (u, v) = ((p % w) as f64, (p / w) as f64);
+                for dv in &offsets {
+                    for du in &offsets {
+                        let d = lens.direction(u + du, v + dv);
+                        sample_dirs.push(self.world_from_optical.transform_vector3a(d));
                     }
                 }
-                sum
-            })
-            .collect()
-    };
-    let bytes: Vec<[u8; 3]> = colours
-        .par_iter()
-        .with_min_len(1024)
-        .map(|c| c.map(linear_to_srgb_byte))
-        .collect();
-    out.rgb = vec![0; 3 * n];
-    for (&p, c) in lens.order.iter().zip(&bytes) {
-        out.rgb[3 * p..3 * p + 3].copy_from_slice(c);
+            }
+            let mut sample_hits = vec![None; sample_dirs.len()];
+            view.cast_run(origin, &sample_dirs, (near, far), None, &mut sample_hits);
+            for (hit, d) in sample_hits.iter_mut().zip(&sample_dirs) {
+                if !d.is_finite() {
+                    *hit = None;
+                }
+            }
+            let samples = shade(view, origin, &sample_dirs, &sample_hits, light);
+            let weight = 1.0 / (aa * aa) as f32;
+            samples
+                .chunks_exact(aa * aa)
+                .map(|s| {
+                    let mut sum = [0.0f32; 3];
+                    for c in s {
+                        for k in 0..3 {
+                            sum[k] += c[k] * weight;
+                        }
+                    }
+                    sum
+                })
+                .collect()
+        };
+        for (&p, c) in order.iter().zip(&colours) {
+            let q = 3 * (p - first);
+            rgb[q..q + 3].copy_from_slice(&c.map(linear_to_srgb_byte));
+        }
     }
-    out
 }
 
-/// Linear colours of hits seen along `dirs` from `origin`, lit by `light`.
+/// Linear colours of hits seen along `dirs` from `origin`, lit by `light` (on this thread).
 fn shade(
     view: &SceneView<'_>,
     origin: Vec3A,
@@ -371,47 +429,44 @@ fn shade(
 ) -> Vec<[f32; 3]> {
     // Albedo and the sun's incidence of each hit (negative: sky), and a shadow ray for those
     // facing the sun.
-    let mut lit: Vec<([f32; 3], f32, Option<Ray>)> = hits
-        .par_iter()
-        .zip(dirs)
-        .with_min_len(1024)
-        .map(|(hit, dir)| {
-            let Some(t) = hit else {
-                let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
-                return (background, -1.0, None);
-            };
-            let albedo = view
-                .colour(t)
-                .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
-            // Lambert from the side the camera sees, with the interpolated normal of a smooth
-            // surface turned to that side too.
-            let toward_camera = if t.normal.dot(*dir) > 0.0 { -1.0 } else { 1.0 };
-            let facing = t.normal * toward_camera;
-            let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
-            let incidence = shading.dot(light.to_sun).max(0.0);
-            let mut shadow = None;
-            if light.shadows && incidence > 0.0 {
-                let point = origin + *dir * t.t;
-                // Off the surface by more than the hit's rounding error at its distance.
-                let lift = 1e-4 + 1e-5 * (point - origin).length();
-                shadow = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4).ok();
+    let mut lit: Vec<([f32; 3], f32)> = Vec::with_capacity(hits.len());
+    let mut shadow_rays = Vec::new();
+    let mut shadow_of = Vec::new();
+    for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
+        let Some(t) = hit else {
+            let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
+            lit.push((background, -1.0));
+            continue;
+        };
+        let albedo = view
+            .colour(t)
+            .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
+        // Lambert from the side the camera sees, with the interpolated normal of a smooth
+        // surface turned to that side too.
+        let toward_camera = if t.normal.dot(*dir) > 0.0 { -1.0 } else { 1.0 };
+        let facing = t.normal * toward_camera;
+        let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
+        let incidence = shading.dot(light.to_sun).max(0.0);
+        if light.shadows && incidence > 0.0 {
+            let point = origin + *dir * t.t;
+            // Off the surface by more than the hit's rounding error at its distance.
+            let lift = 1e-4 + 1e-5 * (point - origin).length();
+            if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
+                shadow_rays.push(ray);
+                shadow_of.push(k);
             }
-            (albedo, incidence, shadow)
-        })
-        .collect();
-    let (shadow_of, shadow_rays): (Vec<usize>, Vec<Ray>) = lit
-        .iter()
-        .enumerate()
-        .filter_map(|(k, l)| Some((k, l.2?)))
-        .unzip();
-    for (blocked, &k) in view.blocked(&shadow_rays).iter().zip(&shadow_of) {
-        if *blocked {
+        }
+        lit.push((albedo, incidence));
+    }
+    let mut blocked = vec![false; shadow_rays.len()];
+    view.blocked_run(&shadow_rays, &mut blocked);
+    for (&blocked, &k) in blocked.iter().zip(&shadow_of) {
+        if blocked {
             lit[k].1 = 0.0;
         }
     }
-    lit.par_iter()
-        .with_min_len(1024)
-        .map(|&(colour, incidence, _)| {
+    lit.iter()
+        .map(|&(colour, incidence)| {
             if incidence < 0.0 {
                 return colour; // sky
             }

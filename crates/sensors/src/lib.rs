@@ -26,6 +26,7 @@ use passerby_raycast::Ray;
 use passerby_scene::BuiltScene;
 pub use passerby_scene::affine_from_pose;
 use passerby_world::{Sensor, SensorKind};
+use rayon::prelude::*;
 
 /// Unit directions of one scan in the sensor frame, in scan order (a lidar's column-major,
 /// rings ascending, beams that skip a column left out), with their range gates `(min, max)`;
@@ -127,6 +128,27 @@ impl SceneView<'_> {
         t_max: f32,
         ignore: Option<&str>,
     ) -> Vec<Option<Target>> {
+        let mut out = vec![None; dirs.len()];
+        // About four tasks per thread, whole packets of eight each; how rays are grouped does
+        // not change any answer.
+        let per_task = dirs.len().div_ceil(4 * rayon::current_num_threads());
+        let chunk = per_task.next_multiple_of(8).clamp(64, 256);
+        out.par_chunks_mut(chunk)
+            .zip(dirs.par_chunks(chunk))
+            .for_each(|(o, d)| self.cast_run(origin, d, (t_min, t_max), ignore, o));
+        out
+    }
+
+    /// As [`SceneView::cast_between`] on this thread, into `out`: for runs of neighbouring
+    /// directions that are already a parallel task's share.
+    pub fn cast_run(
+        &self,
+        origin: Vec3A,
+        dirs: &[Vec3A],
+        (t_min, t_max): (f32, f32),
+        ignore: Option<&str>,
+        out: &mut [Option<Target>],
+    ) {
         let rays: Vec<Ray> = dirs
             .iter()
             .map(|d| Ray {
@@ -138,38 +160,45 @@ impl SceneView<'_> {
             .collect();
         let scene = &self.built.scene;
         let mut hits = vec![None; rays.len()];
-        scene.closest_batch(&rays, &mut hits);
-        hits.iter()
-            .zip(&rays)
-            .map(|(hit, ray)| {
-                let mut hit = *hit;
-                // Past the ignored body, a few times at most (it may be hit on entry and exit).
-                for _ in 0..16 {
-                    let h = hit?;
-                    let object = self.built.object_of(h.instance, h.triangle)?;
-                    if ignore != Some(object.name.as_str()) {
-                        break;
-                    }
-                    let again = Ray {
-                        t_min: h.t + PASS_THROUGH,
-                        ..*ray
-                    };
-                    hit = scene.closest(&again);
-                }
-                let h = hit?;
-                let object = self.built.object_of(h.instance, h.triangle)?;
-                if ignore == Some(object.name.as_str()) {
-                    return None;
-                }
-                Some(Target {
-                    t: h.t,
-                    normal: h.normal,
-                    instance: object.id,
-                    label: object.class_id,
-                    surface: (h.instance, h.triangle, [h.u, h.v]),
-                })
-            })
-            .collect()
+        scene.closest_run(&rays, &mut hits);
+        for ((slot, hit), ray) in out.iter_mut().zip(&hits).zip(&rays) {
+            *slot = self.target_past(*hit, ray, ignore);
+        }
+    }
+
+    /// What a ray's first hit `hit` is, continuing past the body named `ignore`.
+    fn target_past(
+        &self,
+        mut hit: Option<passerby_raycast::Hit>,
+        ray: &Ray,
+        ignore: Option<&str>,
+    ) -> Option<Target> {
+        let scene = &self.built.scene;
+        // Past the ignored body, a few times at most (it may be hit on entry and exit).
+        for _ in 0..16 {
+            let h = hit?;
+            let object = self.built.object_of(h.instance, h.triangle)?;
+            if ignore != Some(object.name.as_str()) {
+                break;
+            }
+            let again = Ray {
+                t_min: h.t + PASS_THROUGH,
+                ..*ray
+            };
+            hit = scene.closest(&again);
+        }
+        let h = hit?;
+        let object = self.built.object_of(h.instance, h.triangle)?;
+        if ignore == Some(object.name.as_str()) {
+            return None;
+        }
+        Some(Target {
+            t: h.t,
+            normal: h.normal,
+            instance: object.id,
+            label: object.class_id,
+            surface: (h.instance, h.triangle, [h.u, h.v]),
+        })
     }
 
     /// What a rasterised pixel sees, as a ray would report it.
@@ -205,11 +234,9 @@ impl SceneView<'_> {
         self.built.colour_at(instance, triangle, u, v)
     }
 
-    /// Whether each ray is blocked (shadow rays); does not depend on the thread count.
-    pub fn blocked(&self, rays: &[Ray]) -> Vec<bool> {
-        let mut out = vec![false; rays.len()];
-        self.built.scene.any_hit_batch(rays, &mut out);
-        out
+    /// Whether each of a run of neighbouring rays is blocked (shadow rays), on this thread.
+    pub fn blocked_run(&self, rays: &[Ray], out: &mut [bool]) {
+        self.built.scene.any_hit_run(rays, out);
     }
 }
 

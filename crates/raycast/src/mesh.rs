@@ -253,12 +253,38 @@ impl TriangleMesh {
     /// The closest hit with `t` in `(t_min, t_max)`. Ties between triangles at the same `t`
     /// go to the lower triangle index, so results never depend on traversal order.
     pub fn closest(&self, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) -> Option<LocalHit> {
-        self.traverse(origin, dir, t_min, t_max, false)
+        self.traverse(origin, dir, t_min, t_max, false).0
     }
 
     /// Whether anything is hit with `t` in `(t_min, t_max)` (shadow rays).
     pub fn any_hit(&self, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) -> bool {
-        self.traverse(origin, dir, t_min, t_max, true).is_some()
+        self.any_hit_hinted(origin, dir, t_min, t_max, &mut None)
+    }
+
+    /// As [`TriangleMesh::any_hit`], trying first the pack of triangles `hint` (one that
+    /// blocked a neighbouring ray: they mostly block the next one too), and leaving in `hint`
+    /// the pack that blocked this ray when the tree had to be walked. A pack hit here is one
+    /// the walk would reach too (box tests are conservative), so the answer is the same.
+    pub fn any_hit_hinted(
+        &self,
+        origin: Vec3A,
+        dir: Vec3A,
+        t_min: f32,
+        t_max: f32,
+        hint: &mut Option<u32>,
+    ) -> bool {
+        if let Some(pack) = hint.and_then(|p| self.packs.get(p as usize)) {
+            let pack_ray = PackRay::new(origin, &Shear::new(dir));
+            let hit = intersect_pack(&pack_ray, t_min, next_up(t_max), pack);
+            if hit.is_some_and(|(t, ..)| t < t_max) {
+                return true;
+            }
+        }
+        let (hit, pack) = self.traverse(origin, dir, t_min, t_max, true);
+        if hit.is_some() {
+            *hint = pack;
+        }
+        hit.is_some()
     }
 
     fn traverse(
@@ -268,17 +294,23 @@ impl TriangleMesh {
         t_min: f32,
         t_max: f32,
         any: bool,
-    ) -> Option<LocalHit> {
-        let root = self.wide.root_bounds?;
+    ) -> (Option<LocalHit>, Option<u32>) {
+        let Some(root) = self.wide.root_bounds else {
+            return (None, None);
+        };
         let shear = Shear::new(dir);
-        intersect_box(origin, shear.inv_dir, t_min, t_max, root.min, root.max)?;
+        if intersect_box(origin, shear.inv_dir, t_min, t_max, root.min, root.max).is_none() {
+            return (None, None);
+        }
         let pack_ray = PackRay::new(origin, &shear);
         let mut best: Option<LocalHit> = None;
+        // The pack of `best`.
+        let mut best_pack: Option<u32> = None;
         let mut t_far = t_max;
         // Tests a leaf; true when an any-hit query is answered.
-        let test_leaf =
+        let mut test_leaf =
             |first: usize, count: usize, best: &mut Option<LocalHit>, t_far: &mut f32| -> bool {
-                for pack in &self.packs[first..first + count] {
+                for (index, pack) in (first..).zip(&self.packs[first..first + count]) {
                     // The tie-break needs hits at exactly t_far too: allow them, then compare.
                     let Some((t, u, v, lane)) =
                         intersect_pack(&pack_ray, t_min, next_up(*t_far), pack)
@@ -297,6 +329,7 @@ impl TriangleMesh {
                             normal,
                         });
                         *t_far = t;
+                        best_pack = Some(index as u32);
                         if any {
                             return true;
                         }
@@ -306,7 +339,7 @@ impl TriangleMesh {
             };
         if let Some((first, count)) = self.wide.root_leaf {
             test_leaf(first as usize, count as usize, &mut best, &mut t_far);
-            return best;
+            return (best, best_pack);
         }
         let lanes = RayLanes::new(origin, shear.inv_dir);
         let nodes = &self.wide.nodes;
@@ -348,7 +381,7 @@ impl TriangleMesh {
             }
             loop {
                 if sp == 0 {
-                    return best;
+                    return (best, best_pack);
                 }
                 sp -= 1;
                 let (code, dist) = stack[sp];
@@ -362,7 +395,7 @@ impl TriangleMesh {
                     }
                     Slot::Leaf(first, count) => {
                         if test_leaf(first, count, &mut best, &mut t_far) {
-                            return best;
+                            return (best, best_pack);
                         }
                     }
                     Slot::Empty => {}

@@ -149,23 +149,25 @@ impl Scene {
         self.blocker(ray).is_some()
     }
 
-    /// An instance that blocks a ray, if any (which one, when several do, depends on the
-    /// traversal).
-    fn blocker(&self, ray: &Ray) -> Option<u32> {
+    /// An instance that blocks a ray, if any, with the pack of its triangles that does
+    /// (which one, when several do, depends on the traversal).
+    fn blocker(&self, ray: &Ray) -> Option<(u32, Option<u32>)> {
         let mut found = None;
         self.visit_instances(ray, |index, _, _| {
-            if found.is_none() && self.instance_blocks(index, ray) {
-                found = Some(index);
+            let mut pack = None;
+            if found.is_none() && self.instance_blocks(index, ray, &mut pack) {
+                found = Some((index, pack));
             }
             found.map(|_| ray.t_min)
         });
         found
     }
 
-    /// Whether instance `index` blocks a ray. Its world box is tested as the top-level walk
-    /// tests it (a ray that reaches a box reaches every box around it: the slab test rounds
+    /// Whether instance `index` blocks a ray, trying the pack `hint` first (see
+    /// [`TriangleMesh::any_hit_hinted`]). Its world box is tested as the top-level walk tests
+    /// it (a ray that reaches a box reaches every box around it: the slab test rounds
     /// monotonically), so a `true` here is one the walk would find too.
-    fn instance_blocks(&self, index: u32, ray: &Ray) -> bool {
+    fn instance_blocks(&self, index: u32, ray: &Ray, hint: &mut Option<u32>) -> bool {
         let b = &self.instance_boxes[index as usize];
         let inv = ray.dir.recip();
         if intersect_box(ray.origin, inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
@@ -174,25 +176,31 @@ impl Scene {
         let inst = &self.instances[index as usize];
         let o = inst.mesh_from_world.transform_point3a(ray.origin);
         let d = inst.mesh_from_world.transform_vector3a(ray.dir);
-        self.meshes[inst.mesh.0 as usize].any_hit(o, d, ray.t_min, ray.t_max)
+        self.meshes[inst.mesh.0 as usize].any_hit_hinted(o, d, ray.t_min, ray.t_max, hint)
     }
 
     /// Whether each of a run of neighbouring rays hits anything, on this thread; `out[i]`
     /// answers `rays[i]` exactly as [`Scene::any_hit`] would. Neighbouring shadow rays are
-    /// mostly blocked by the same object (a ceiling, a shelf, a wall), so the instance that
-    /// blocked the previous ray is tried first: a blocked ray then costs one mesh query instead
-    /// of a walk through everything between it and the blocker. The answer is whether any
-    /// instance blocks, so it does not depend on which one is tried first.
+    /// mostly blocked by the same object (a ceiling, a shelf, a wall) and the same few
+    /// triangles of it, so the instance and pack of triangles that blocked the previous ray
+    /// are tried first: a blocked ray then costs a few triangle tests instead of two walks
+    /// down trees. The answer is whether anything blocks, so the order of trying does not
+    /// change it.
     pub fn any_hit_run(&self, rays: &[Ray], out: &mut [bool]) {
-        let mut last: Option<u32> = None;
+        // The last blocker and its blocking pack.
+        let mut last: Option<(u32, Option<u32>)> = None;
         for (slot, ray) in out.iter_mut().zip(rays) {
-            if last.is_some_and(|i| self.instance_blocks(i, ray)) {
+            if let Some((instance, pack)) = &mut last
+                && self.instance_blocks(*instance, ray, pack)
+            {
                 *slot = true;
                 continue;
             }
             let blocker = self.blocker(ray);
             *slot = blocker.is_some();
-            last = blocker.or(last);
+            if blocker.is_some() {
+                last = blocker;
+            }
         }
     }
 

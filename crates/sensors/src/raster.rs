@@ -158,23 +158,25 @@ pub fn visible(
         .for_each(|(band, (pixels, triangles))| {
             let first_row = band * BAND;
             let rows = pixels.len() / w;
-            // Nearest so far per pixel: 1 / depth and the triangle (index in `triangles`).
-            let mut nearest: Vec<(f64, u32)> = vec![(0.0, u32::MAX); pixels.len()];
+            let mut depths = Depths::new(first_row, rows, w);
             let setups: Vec<Option<Setup>> = triangles.iter().map(|t| Setup::new(t)).collect();
-            for (index, (t, setup)) in triangles.iter().zip(&setups).enumerate() {
-                if let Some(setup) = setup {
-                    cover(
-                        t,
-                        setup,
-                        index as u32,
-                        (first_row, rows, w),
-                        far,
-                        triangles,
-                        &mut nearest,
-                    );
+            // Nearest (by the farthest corner) first, so that most of what lies behind is skipped a segment at a time.
+            // (The winner of a pixel does not depend on the order.)
+            let mut by_nearness: Vec<(f64, u32)> = (setups.iter().enumerate())
+                .filter(|(_, s)| s.is_some())
+                .map(|(k, _)| {
+                    let z = triangles[k].inv_z;
+                    (z[0].min(z[1]).min(z[2]), k as u32)
+                })
+                .collect();
+            by_nearness.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            for &(_, index) in &by_nearness {
+                if let Some(setup) = &setups[index as usize] {
+                    let t = triangles[index as usize];
+                    cover(t, setup, index, far, triangles, &mut depths);
                 }
             }
-            for (k, (slot, &(_, index))) in pixels.iter_mut().zip(&nearest).enumerate() {
+            for (k, (slot, &(_, index))) in pixels.iter_mut().zip(&depths.nearest).enumerate() {
                 if index == u32::MAX {
                     continue;
                 }
@@ -199,6 +201,13 @@ pub fn visible(
             }
         });
     out
+}
+
+impl ScreenTriangle {
+    /// `1 / depth` of its nearest corner.
+    fn nearest_inv_z(&self) -> f64 {
+        self.inv_z[0].max(self.inv_z[1]).max(self.inv_z[2])
+    }
 }
 
 /// A screen triangle's edge functions, set up once per band.
@@ -256,20 +265,49 @@ impl Setup {
     }
 }
 
-/// Marks the pixel centres a triangle covers nearer than what is there (`nearest` holds each
-/// pixel's `1 / depth` and triangle index for the band `(first_row, rows, width)`).
+/// Pixels of one band per segment of a row, for skipping a triangle where everything is nearer.
+const SEGMENT: usize = 8;
+
+/// The nearest surface so far at each pixel of a band.
+struct Depths {
+    first_row: usize,
+    rows: usize,
+    width: usize,
+    /// Per pixel: `1 / depth` (0: nothing yet) and the triangle (index in the band's list).
+    nearest: Vec<(f64, u32)>,
+    /// Per row segment of [`SEGMENT`] pixels: the least `1 / depth` in it (the farthest).
+    farthest: Vec<f64>,
+}
+
+impl Depths {
+    fn new(first_row: usize, rows: usize, width: usize) -> Depths {
+        Depths {
+            first_row,
+            rows,
+            width,
+            nearest: vec![(0.0, u32::MAX); rows * width],
+            farthest: vec![0.0; rows * width.div_ceil(SEGMENT)],
+        }
+    }
+}
+
+/// Marks the pixel centres a triangle covers nearer than what is there.
 fn cover(
     t: &ScreenTriangle,
     setup: &Setup,
     index: u32,
-    (first_row, rows, w): (usize, usize, usize),
     far: f64,
     triangles: &[&ScreenTriangle],
-    nearest: &mut [(f64, u32)],
+    depths: &mut Depths,
 ) {
+    let (first_row, w) = (depths.first_row, depths.width);
+    let segments = w.div_ceil(SEGMENT);
     let r0 = t.rows.0.max(first_row);
-    let r1 = t.rows.1.min(first_row + rows - 1);
+    let r1 = t.rows.1.min(first_row + depths.rows - 1);
     let inv_far = 1.0 / far;
+    // No point of the triangle is nearer than its nearest corner (1 / depth is linear on the
+    // screen), up to the rounding of the interpolation: the margin covers it.
+    let nearest_possible = t.nearest_inv_z() * (1.0 + 1e-9);
     let edges = &setup.edges;
     let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
     for row in r0..=r1 {
@@ -290,32 +328,51 @@ fn cover(
         if first.is_nan() || last.is_nan() || first > last {
             continue;
         }
-        let line = &mut nearest[(row - first_row) * w..(row - first_row + 1) * w];
+        let local = row - first_row;
+        let line = &mut depths.nearest[local * w..(local + 1) * w];
+        let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
         let (first, last) = (first as usize, last as usize);
-        for (col, slot) in line[first..=last].iter_mut().enumerate() {
-            let px = (first + col) as f64;
-            let mut inv_depth = 0.0;
-            let mut inside = true;
-            for (k, &(lo, _, dy, owns_ties)) in edges.iter().enumerate() {
-                let e = row_terms[k] - dy * (px - lo[0]);
-                if e < 0.0 || (e == 0.0 && !owns_ties) {
-                    inside = false;
-                    break;
-                }
-                inv_depth += e * scale[k];
-            }
-            if !inside || inv_depth < inv_far {
+        let segments_spanned = first / SEGMENT..=last / SEGMENT;
+        for (segment, farthest) in segments_spanned.zip(&mut farthest[first / SEGMENT..]) {
+            // Everything here is strictly nearer: the triangle can neither win nor tie.
+            if nearest_possible < *farthest {
                 continue;
             }
-            // Nearer means a larger 1 / depth; ties go to the lower instance, then triangle.
-            let nearer = slot.1 == u32::MAX
-                || inv_depth > slot.0
-                || (inv_depth == slot.0 && {
-                    let other = triangles[slot.1 as usize];
-                    (t.instance, t.triangle) < (other.instance, other.triangle)
-                });
-            if nearer {
-                *slot = (inv_depth, index);
+            let start = segment * SEGMENT;
+            let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
+            let mut changed = false;
+            for (col, slot) in cols.clone().zip(&mut line[*cols.start()..]) {
+                let px = col as f64;
+                let mut inv_depth = 0.0;
+                let mut inside = true;
+                for (k, &(lo, _, dy, owns_ties)) in edges.iter().enumerate() {
+                    let e = row_terms[k] - dy * (px - lo[0]);
+                    if e < 0.0 || (e == 0.0 && !owns_ties) {
+                        inside = false;
+                        break;
+                    }
+                    inv_depth += e * scale[k];
+                }
+                if !inside || inv_depth < inv_far {
+                    continue;
+                }
+                // Nearer means a larger 1 / depth; ties go to the lower instance, then
+                // triangle.
+                let nearer = slot.1 == u32::MAX
+                    || inv_depth > slot.0
+                    || (inv_depth == slot.0 && {
+                        let other = triangles[slot.1 as usize];
+                        (t.instance, t.triangle) < (other.instance, other.triangle)
+                    });
+                if nearer {
+                    *slot = (inv_depth, index);
+                    changed = true;
+                }
+            }
+            if changed {
+                *farthest = line[start..(start + SEGMENT).min(w)]
+                    .iter()
+                    .fold(f64::INFINITY, |m, s| m.min(s.0));
             }
         }
     }

@@ -500,3 +500,36 @@ fn batches_trace_rays_in_packets_with_the_single_ray_answers() {
     assert!(single.iter().filter(|h| h.is_some()).count() > 1000);
     assert!(single.iter().any(|h| h.is_some_and(|h| h.instance == 6)));
 }
+
+#[test]
+fn shadow_runs_answer_as_single_rays_and_closest_hits() {
+    // Parallel rays from points spread over a few instances' surfaces, as a camera's shadow
+    // rays: neighbours share blockers, which runs try first; every answer must still be
+    // whether the ray's range holds a hit at all.
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let mut scene = Scene::new();
+    let (vertices, triangles) = random_soup(&mut rng, 3000, 4.0);
+    let soup = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+    let slab = scene.add_mesh(cuboid(Vec3::new(-6.0, -6.0, 5.0), Vec3::new(6.0, 6.0, 5.2)));
+    scene.add_instance(soup, Affine3A::IDENTITY);
+    scene.add_instance(soup, Affine3A::from_translation(Vec3::new(3.0, 1.0, 2.0)));
+    scene.add_instance(slab, Affine3A::from_rotation_x(0.05));
+    scene.commit();
+    let to_sun = Vec3::new(0.2, 0.3, 1.0).normalize();
+    let mut rays = Vec::new();
+    for row in 0..80 {
+        for col in 0..80 {
+            let o = Vec3::new(-6.0 + 0.15 * col as f32, -6.0 + 0.15 * row as f32, -3.0);
+            let t_max = if (row + col) % 7 == 0 { 4.0 } else { 1e4 };
+            rays.push(Ray::new(o.into(), to_sun.into(), 0.0, t_max).unwrap());
+        }
+    }
+    let mut run = vec![false; rays.len()];
+    scene.any_hit_run(&rays, &mut run);
+    let single: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
+    let closest: Vec<bool> = rays.iter().map(|r| scene.closest(r).is_some()).collect();
+    assert_eq!(run, single);
+    assert_eq!(run, closest);
+    let blocked = run.iter().filter(|&&b| b).count();
+    assert!(blocked > 1000 && blocked < rays.len(), "{blocked}");
+}

@@ -207,22 +207,41 @@ pub fn srgb_byte_to_linear(byte: u8) -> f32 {
 /// Linear 0..1 to the nearest sRGB byte (clamped), by search in a table of the linear values
 /// halfway between bytes (exactly `round(255 * srgb(linear))`, without a power per call).
 pub fn linear_to_srgb_byte(linear: f32) -> u8 {
-    let up = &tables().halfway;
-    // The number of halfway points at or below the value is the byte.
-    up.partition_point(|&h| h <= linear) as u8
+    let t = tables();
+    // The byte is the number of halfway points at or below the value: start from the count at
+    // the lower end of the value's cell (exact: scaling by a power of two does not round),
+    // then step over the few (at most four) halfway points between there and the value.
+    let cell = (linear.clamp(0.0, 1.0) * CELLS as f32) as usize;
+    let mut byte = usize::from(t.byte_at_cell[cell.min(CELLS)]);
+    while byte < t.halfway.len() && t.halfway[byte] <= linear {
+        byte += 1;
+    }
+    byte as u8
 }
+
+/// Cells of the linear range `0..1` indexing [`SrgbTables::byte_at_cell`].
+const CELLS: usize = 1024;
 
 struct SrgbTables {
     to_linear: [f32; 256],
     /// `halfway[k]`: the linear value whose sRGB encoding is `(k + 0.5) / 255`.
     halfway: [f32; 255],
+    /// The number of halfway points at or below `cell / CELLS`.
+    byte_at_cell: [u8; CELLS + 1],
 }
 
 fn tables() -> &'static SrgbTables {
     static TABLES: std::sync::OnceLock<SrgbTables> = std::sync::OnceLock::new();
-    TABLES.get_or_init(|| SrgbTables {
-        to_linear: std::array::from_fn(|b| decode(b as f64 / 255.0) as f32),
-        halfway: std::array::from_fn(|k| decode((k as f64 + 0.5) / 255.0) as f32),
+    TABLES.get_or_init(|| {
+        let halfway: [f32; 255] = std::array::from_fn(|k| decode((k as f64 + 0.5) / 255.0) as f32);
+        SrgbTables {
+            to_linear: std::array::from_fn(|b| decode(b as f64 / 255.0) as f32),
+            halfway,
+            byte_at_cell: std::array::from_fn(|cell| {
+                let low = cell as f32 / CELLS as f32;
+                halfway.partition_point(|&h| h <= low) as u8
+            }),
+        }
     })
 }
 
@@ -260,6 +279,20 @@ mod tests {
             (linear_to_srgb_byte(-1.0), linear_to_srgb_byte(2.0)),
             (0, 255)
         );
+        assert_eq!(linear_to_srgb_byte(f32::NAN), 0);
+        // The cell shortcut counts exactly as a search of the halfway points, on each side of
+        // every halfway point and cell edge and across the range.
+        let halfway = &tables().halfway;
+        let by_search = |l: f32| halfway.partition_point(|&h| h <= l) as u8;
+        let cell_edges = (0..=CELLS).map(|c| c as f32 / CELLS as f32);
+        let probes = halfway
+            .iter()
+            .copied()
+            .chain(cell_edges)
+            .flat_map(|x| [x.next_down(), x, x.next_up()]);
+        for l in probes.chain((0..=100_000).map(|k| k as f32 / 100_000.0)) {
+            assert_eq!(linear_to_srgb_byte(l), by_search(l), "{l}");
+        }
     }
 
     #[test]

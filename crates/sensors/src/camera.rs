@@ -270,15 +270,12 @@ pub fn trace(
 ) -> Pixels {
     let (w, h) = lens.size();
     let n = w * h;
-    let raster = (visibility == Visibility::Raster && !lens.has_distortion())
-        .then(|| crate::raster::visible(&view.built.scene, lens, world_from_optical));
     let pass = Pass {
         view,
         lens,
         world_from_optical,
         lighting,
         antialias: antialias.max(1) as usize,
-        raster: raster.as_deref(),
     };
     let mut out = Pixels {
         depth: vec![0.0; n],
@@ -290,40 +287,50 @@ pub fn trace(
             Vec::new()
         },
     };
-    // Strips of two rows, each finished by one task from its own small buffers: the lens casts
-    // a strip's 4 x 2 tiles before the next strip's, so a strip is a run of its casting order.
-    let strip = 2 * w;
-    let mut rgb = out.rgb.chunks_mut(3 * strip);
-    let strips: Vec<_> = (out.depth.chunks_mut(strip))
-        .zip(out.instance.chunks_mut(strip))
-        .zip(out.class.chunks_mut(strip))
-        .map(|((depth, instance), class)| StripOut {
+    // Blocks of the rasteriser's bands of rows, each finished by one task from its own small
+    // buffers: the lens casts two rows' 4 x 2 tiles before the next two rows', so a block is a
+    // run of its casting order.
+    let block = crate::raster::BAND * w;
+    let mut rgb = out.rgb.chunks_mut(3 * block);
+    let blocks: Vec<_> = (out.depth.chunks_mut(block))
+        .zip(out.instance.chunks_mut(block))
+        .zip(out.class.chunks_mut(block))
+        .map(|((depth, instance), class)| BlockOut {
             depth,
             instance,
             class,
             rgb: rgb.next(),
         })
         .collect();
-    strips
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(k, s)| pass.strip(k * strip, s));
+    if visibility == Visibility::Raster && !lens.has_distortion() {
+        let scene = &view.built.scene;
+        crate::raster::visible_in_bands(
+            scene,
+            lens,
+            world_from_optical,
+            blocks,
+            |first_row, hits, out| pass.block(first_row * w, Some(hits), out),
+        );
+    } else {
+        blocks
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(k, out)| pass.block(k * block, None, out));
+    }
     out
 }
 
-/// One camera pass: what every strip needs.
+/// One camera pass: what every block of rows needs.
 struct Pass<'a> {
     view: &'a SceneView<'a>,
     lens: &'a Lens,
     world_from_optical: &'a Affine3A,
     lighting: Option<&'a Lighting>,
     antialias: usize,
-    /// Rasterised primary visibility (row-major), or `None` to cast rays.
-    raster: Option<&'a [Option<crate::raster::RasterHit>]>,
 }
 
-/// A strip's share of the output images.
-struct StripOut<'a> {
+/// A block's share of the output images.
+struct BlockOut<'a> {
     depth: &'a mut [f32],
     instance: &'a mut [i32],
     class: &'a mut [u16],
@@ -331,8 +338,15 @@ struct StripOut<'a> {
 }
 
 impl Pass<'_> {
-    /// Fills the strip of pixels `first..first + out.depth.len()` (row-major indices).
-    fn strip(&self, first: usize, out: StripOut<'_>) {
+    /// Fills the block of pixels `first..first + out.depth.len()` (row-major indices, whole
+    /// rows from an even one), from the rasterised `raster` hits of these pixels (row-major) or
+    /// else by casting rays.
+    fn block(
+        &self,
+        first: usize,
+        raster: Option<&[Option<crate::raster::RasterHit>]>,
+        out: BlockOut<'_>,
+    ) {
         let (view, lens) = (self.view, self.lens);
         let i = lens.intrinsics();
         let (near, far) = (i.clip_min as f32, i.clip_max as f32);
@@ -343,11 +357,8 @@ impl Pass<'_> {
             .iter()
             .map(|d| self.world_from_optical.transform_vector3a(*d))
             .collect();
-        let mut hits: Vec<Option<crate::Target>> = match self.raster {
-            Some(raster) => order
-                .iter()
-                .map(|&p| view.target_of(raster[p].as_ref()?))
-                .collect(),
+        let mut hits: Vec<Option<crate::Target>> = match raster {
+            Some(raster) => view.targets_of(order.iter().map(|&p| raster[p - first].as_ref())),
             None => {
                 let mut hits = vec![None; len];
                 view.cast_run(origin, &dirs, (near, far), None, &mut hits);

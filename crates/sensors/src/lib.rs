@@ -201,6 +201,33 @@ impl SceneView<'_> {
         })
     }
 
+    /// What rasterised pixels see, as rays would report it; neighbours mostly share a
+    /// triangle, whose object and normal are then looked up once.
+    pub fn targets_of<'h>(
+        &self,
+        hits: impl Iterator<Item = Option<&'h raster::RasterHit>>,
+    ) -> Vec<Option<Target>> {
+        let mut last: Option<((u32, u32), Option<Target>)> = None;
+        hits.map(|hit| {
+            let hit = hit?;
+            let key = (hit.instance, hit.triangle);
+            let target = match last {
+                Some((k, target)) if k == key => target,
+                _ => {
+                    let target = self.target_of(hit);
+                    last = Some((key, target));
+                    target
+                }
+            }?;
+            Some(Target {
+                t: hit.depth,
+                surface: (hit.instance, hit.triangle, hit.uv),
+                ..target
+            })
+        })
+        .collect()
+    }
+
     /// What a rasterised pixel sees, as a ray would report it.
     pub fn target_of(&self, hit: &raster::RasterHit) -> Option<Target> {
         let object = self.built.object_of(hit.instance, hit.triangle)?;

@@ -46,8 +46,9 @@ struct ScreenTriangle {
     cols: (usize, usize),
 }
 
-/// Rows of pixels rasterised together by one task.
-const BAND: usize = 8;
+/// Rows of pixels rasterised together by one task (even: a camera's casting order takes
+/// pixels two rows at a time).
+pub const BAND: usize = 8;
 
 /// Triangles set up together by one task.
 const TRIANGLE_CHUNK: usize = 8192;
@@ -60,6 +61,26 @@ pub fn visible(
     lens: &Lens,
     world_from_optical: &Affine3A,
 ) -> Vec<Option<RasterHit>> {
+    let (w, h) = lens.size();
+    let mut out = vec![None; w * h];
+    let bands: Vec<&mut [Option<RasterHit>]> = out.chunks_mut(BAND * w).collect();
+    visible_in_bands(scene, lens, world_from_optical, bands, |_, hits, band| {
+        band.copy_from_slice(hits);
+    });
+    out
+}
+
+/// As [`visible`], a band of [`BAND`] rows at a time (the last may be shorter), each handed
+/// with its own element of `outputs` (one per band, top first) to `finish(first_row, hits,
+/// output)` as soon as it is done, in parallel: what needs the hits is done while they are in
+/// cache, and no image-sized buffer of them is made.
+pub fn visible_in_bands<T: Send>(
+    scene: &Scene,
+    lens: &Lens,
+    world_from_optical: &Affine3A,
+    outputs: Vec<T>,
+    finish: impl Fn(usize, &[Option<RasterHit>], T) + Sync,
+) {
     let (w, h) = lens.size();
     let i = lens.intrinsics();
     let (fx, fy, cx, cy) = (i.fx, i.fy, i.cx, i.cy);
@@ -151,17 +172,18 @@ pub fn visible(
             band.push(t);
         }
     }
-    let mut out: Vec<Option<RasterHit>> = vec![None; w * h];
-    out.par_chunks_mut(BAND * w)
+    outputs
+        .into_par_iter()
         .zip(binned.par_iter())
         .enumerate()
-        .for_each(|(band, (pixels, triangles))| {
+        .for_each(|(band, (output, triangles))| {
             let first_row = band * BAND;
-            let rows = pixels.len() / w;
+            let rows = BAND.min(h - first_row);
+            let mut pixels = vec![None; rows * w];
             let mut depths = Depths::new(first_row, rows, w);
             let setups: Vec<Option<Setup>> = triangles.iter().map(|t| Setup::new(t)).collect();
-            // Nearest (by the farthest corner) first, so that most of what lies behind is skipped a segment at a time.
-            // (The winner of a pixel does not depend on the order.)
+            // Nearest (by the farthest corner) first, so that most of what lies behind is
+            // skipped a segment at a time. (The winner of a pixel does not depend on the order.)
             let mut by_nearness: Vec<(f64, u32)> = (setups.iter().enumerate())
                 .filter(|(_, s)| s.is_some())
                 .map(|(k, _)| {
@@ -199,8 +221,8 @@ pub fn visible(
                     uv: [bary(0) as f32, bary(1) as f32],
                 });
             }
+            finish(first_row, &pixels, output);
         });
-    out
 }
 
 impl ScreenTriangle {

@@ -260,39 +260,49 @@ impl RgbdCamera {
         let (w, _) = self.depth_lens.size();
         // depth optical -> colour optical.
         let colour_from_depth = self.body_from_colour.inverse() * body_from_optical();
-        // Per valid pixel: position, colour, instance, class (in parallel, in pixel order).
-        let per_pixel: Vec<([f32; 3], [u8; 3], u32, u16)> = data
-            .par_iter()
+        // Runs of rows in parallel, each into its own lists, joined in pixel order.
+        let rows_per_task = 16;
+        let parts: Vec<DepthPoints> = data
+            .par_chunks(rows_per_task * w)
             .enumerate()
-            .with_min_len(4096)
-            .filter(|(_, units)| **units != 0)
-            .map(|(p, &units)| {
-                let z = (f64::from(units) * self.params.depth_resolution) as f32;
-                let xyz: Vec3A = self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
-                let rgb = colour.map_or([0; 3], |c| {
-                    self.colour_lens
-                        .project(colour_from_depth.transform_point3a(xyz))
-                        .and_then(|uv| self.colour_lens.pixel_at(uv))
-                        .map_or([0; 3], |q| {
-                            [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
-                        })
-                });
-                (
-                    xyz.to_array(),
-                    rgb,
-                    pixels.instance[p].max(0) as u32,
-                    pixels.class[p],
-                )
+            .map(|(k, units)| {
+                let first = k * rows_per_task * w;
+                let mut part = DepthPoints::default();
+                for (p, &units) in (first..).zip(units) {
+                    if units == 0 {
+                        continue;
+                    }
+                    let z = (f64::from(units) * self.params.depth_resolution) as f32;
+                    let xyz: Vec3A = self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
+                    if let Some(c) = colour {
+                        let rgb = self
+                            .colour_lens
+                            .project(colour_from_depth.transform_point3a(xyz))
+                            .and_then(|uv| self.colour_lens.pixel_at(uv))
+                            .map_or([0; 3], |q| {
+                                [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
+                            });
+                        part.rgb.push(rgb);
+                    }
+                    part.xyz.push(xyz.to_array());
+                    part.instance.push(pixels.instance[p].max(0) as u32);
+                    part.label.push(pixels.class[p]);
+                }
+                part
             })
             .collect();
-        let mut points = DepthPoints::default();
-        for (xyz, rgb, instance, label) in per_pixel {
-            points.xyz.push(xyz);
-            if colour.is_some() {
-                points.rgb.push(rgb);
-            }
-            points.instance.push(instance);
-            points.label.push(label);
+        let total = parts.iter().map(|p| p.xyz.len()).sum();
+        let mut points = DepthPoints {
+            xyz: Vec::with_capacity(total),
+            rgb: Vec::with_capacity(if colour.is_some() { total } else { 0 }),
+            instance: Vec::with_capacity(total),
+            label: Vec::with_capacity(total),
+        };
+        for part in parts {
+            points.xyz.extend_from_slice(&part.xyz);
+            points.rgb.extend_from_slice(&part.rgb);
+            points.instance.extend_from_slice(&part.instance);
+            points.label.extend_from_slice(&part.label);
         }
         points
     }

@@ -186,9 +186,10 @@ pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
     };
     let (x1, y1) = (wrap(x0 + 1, w), wrap(y0 + 1, h));
     let (x0, y0) = (wrap(x0, w), wrap(y0, h));
+    let to_linear = &tables().to_linear;
     let texel = |xi: i64, yi: i64| -> [f32; 3] {
         let i = ((yi * w + xi) * 4) as usize;
-        std::array::from_fn(|k| srgb_byte_to_linear(image.rgba[i + k]))
+        std::array::from_fn(|k| to_linear[usize::from(image.rgba[i + k])])
     };
     let (a, b) = (texel(x0, y0), texel(x1, y0));
     let (c, d) = (texel(x0, y1), texel(x1, y1));

@@ -260,52 +260,68 @@ impl RgbdCamera {
         let (w, _) = self.depth_lens.size();
         // depth optical -> colour optical.
         let colour_from_depth = self.body_from_colour.inverse() * body_from_optical();
-        // Runs of rows in parallel, each into its own lists, joined in pixel order.
-        let rows_per_task = 16;
-        let parts: Vec<DepthPoints> = data
-            .par_chunks(rows_per_task * w)
+        // Runs of rows in parallel, each writing its points where the valid pixels before it
+        // end: the lists are allocated once, at their final size.
+        let run = 16 * w;
+        let counts: Vec<usize> = data
+            .par_chunks(run)
+            .map(|units| units.iter().filter(|&&u| u != 0).count())
+            .collect();
+        let total = counts.iter().sum();
+        let with_rgb = colour.is_some();
+        let mut points = DepthPoints {
+            xyz: vec![[0.0; 3]; total],
+            rgb: vec![[0; 3]; if with_rgb { total } else { 0 }],
+            instance: vec![0; total],
+            label: vec![0; total],
+        };
+        let rgb_counts: Vec<usize> = counts
+            .iter()
+            .map(|&n| if with_rgb { n } else { 0 })
+            .collect();
+        let shares = (split_by(&mut points.xyz, &counts).into_iter())
+            .zip(split_by(&mut points.rgb, &rgb_counts))
+            .zip(split_by(&mut points.instance, &counts))
+            .zip(split_by(&mut points.label, &counts))
+            .map(|(((xyz, rgb), instance), label)| (xyz, rgb, instance, label))
+            .collect::<Vec<_>>();
+        shares
+            .into_par_iter()
+            .zip(data.par_chunks(run))
             .enumerate()
-            .map(|(k, units)| {
-                let first = k * rows_per_task * w;
-                let mut part = DepthPoints::default();
-                for (p, &units) in (first..).zip(units) {
-                    if units == 0 {
-                        continue;
-                    }
+            .for_each(|(k, ((xyz, rgb, instance, label), units))| {
+                let valid = (k * run..).zip(units).filter(|(_, u)| **u != 0);
+                for (i, (p, &units)) in valid.enumerate() {
                     let z = (f64::from(units) * self.params.depth_resolution) as f32;
-                    let xyz: Vec3A = self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
+                    let point: Vec3A =
+                        self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
                     if let Some(c) = colour {
-                        let rgb = self
+                        rgb[i] = self
                             .colour_lens
-                            .project(colour_from_depth.transform_point3a(xyz))
+                            .project(colour_from_depth.transform_point3a(point))
                             .and_then(|uv| self.colour_lens.pixel_at(uv))
                             .map_or([0; 3], |q| {
                                 [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
                             });
-                        part.rgb.push(rgb);
                     }
-                    part.xyz.push(xyz.to_array());
-                    part.instance.push(pixels.instance[p].max(0) as u32);
-                    part.label.push(pixels.class[p]);
+                    xyz[i] = point.to_array();
+                    instance[i] = pixels.instance[p].max(0) as u32;
+                    label[i] = pixels.class[p];
                 }
-                part
-            })
-            .collect();
-        let total = parts.iter().map(|p| p.xyz.len()).sum();
-        let mut points = DepthPoints {
-            xyz: Vec::with_capacity(total),
-            rgb: Vec::with_capacity(if colour.is_some() { total } else { 0 }),
-            instance: Vec::with_capacity(total),
-            label: Vec::with_capacity(total),
-        };
-        for part in parts {
-            points.xyz.extend_from_slice(&part.xyz);
-            points.rgb.extend_from_slice(&part.rgb);
-            points.instance.extend_from_slice(&part.instance);
-            points.label.extend_from_slice(&part.label);
-        }
+            });
         points
     }
+}
+
+/// `slice` cut into consecutive parts of `lengths` (which must not sum past its end).
+fn split_by<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
+    let mut parts = Vec::with_capacity(lengths.len());
+    for &n in lengths {
+        let part;
+        (part, slice) = slice.split_at_mut(n);
+        parts.push(part);
+    }
+    parts
 }
 
 /// Moves a colour pass's pixels into its frame.

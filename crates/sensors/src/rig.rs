@@ -259,17 +259,50 @@ impl Rig {
     pub fn step(&mut self, sim: &Simulation, view: &SceneView<'_>) -> Vec<Observation> {
         let now = sim.time();
         let due = sim.sensors_due();
-        let mut out = Vec::new();
-        for (mount, lidar) in &mut self.lidars {
-            let pose = mount.world_from_sensor(sim);
-            let is_due = due.contains(&mount.sensor);
-            out.extend(
-                lidar
-                    .step(view, &pose, now, is_due)
-                    .into_iter()
-                    .map(Observation::PointCloud),
-            );
-        }
+        // Lidars and cameras due now work side by side (each is also parallel inside: together
+        // they keep every core busy through each one's sequential parts); each depends only on
+        // its own state, so the observations do not depend on the thread count.
+        let lighting = &self.lighting;
+        let (lidar_scans, (frames, rgbd_frames)) = rayon::join(
+            || {
+                self.lidars
+                    .par_iter_mut()
+                    .map(|(mount, lidar)| {
+                        let pose = mount.world_from_sensor(sim);
+                        let is_due = due.contains(&mount.sensor);
+                        lidar.step(view, &pose, now, is_due)
+                    })
+                    .collect::<Vec<_>>()
+            },
+            || {
+                rayon::join(
+                    || {
+                        self.cameras
+                            .par_iter()
+                            .filter(|(m, _)| due.contains(&m.sensor))
+                            .map(|(mount, camera)| {
+                                let pose = mount.world_from_sensor(sim);
+                                Observation::Camera(camera.render(view, &pose, lighting, now))
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                    || {
+                        self.rgbds
+                            .par_iter_mut()
+                            .filter(|(m, _)| due.contains(&m.sensor))
+                            .map(|(mount, camera)| {
+                                let pose = mount.world_from_sensor(sim);
+                                let frame = camera.capture(view, &pose, lighting, now);
+                                Observation::Rgbd(Box::new(frame))
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                )
+            },
+        );
+        let mut out: Vec<Observation> = (lidar_scans.into_iter().flatten())
+            .map(Observation::PointCloud)
+            .collect();
         // The 2D world, built at most once per step for each `bodies_visible` setting.
         let mut flat = [None, None];
         for (mount, laser) in &mut self.lasers {
@@ -289,33 +322,6 @@ impl Rig {
                 out.push(Observation::Imu(imu.sample(now)));
             }
         }
-        // Cameras due now render side by side (each is also parallel inside: together they keep
-        // every core busy through each one's sequential parts); each depends only on its own
-        // state, so the frames do not depend on the thread count.
-        let lighting = &self.lighting;
-        let (frames, rgbd_frames): (Vec<Observation>, Vec<Observation>) = rayon::join(
-            || {
-                self.cameras
-                    .par_iter()
-                    .filter(|(m, _)| due.contains(&m.sensor))
-                    .map(|(mount, camera)| {
-                        let pose = mount.world_from_sensor(sim);
-                        Observation::Camera(camera.render(view, &pose, lighting, now))
-                    })
-                    .collect()
-            },
-            || {
-                self.rgbds
-                    .par_iter_mut()
-                    .filter(|(m, _)| due.contains(&m.sensor))
-                    .map(|(mount, camera)| {
-                        let pose = mount.world_from_sensor(sim);
-                        let frame = camera.capture(view, &pose, lighting, now);
-                        Observation::Rgbd(Box::new(frame))
-                    })
-                    .collect()
-            },
-        );
         out.extend(frames);
         out.extend(rgbd_frames);
         for (mount, gnss) in &mut self.gnss {

@@ -248,19 +248,36 @@ impl Scene {
         }
         let inv: [Vec3A; PACKET] =
             std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
+        // Rays from one origin (a lidar's, a camera's) pass inner nodes as one beam.
+        let beam = Beam::new(rays, &inv);
         let mut stack = [0u32; crate::bvh::MAX_DEPTH];
         let mut sp = 0;
         let mut node = 0usize;
         loop {
             let n = &nodes[node];
-            let mut reached = 0;
-            for (r, ray) in rays.iter().enumerate() {
-                let limit = best[r].map_or(ray.t_max, |b| next_up(b.t));
-                let (min, max) = (n.bounds.min, n.bounds.max);
-                if intersect_box(ray.origin, inv[r], ray.t_min, limit, min, max).is_some() {
-                    reached |= 1 << r;
+            let (min, max) = (n.bounds.min, n.bounds.max);
+            let limit = |r: usize| best[r].map_or(rays[r].t_max, |b| next_up(b.t));
+            let reached = match &beam {
+                Some(beam) if n.count == 0 => {
+                    let beam_limit = (0..rays.len()).map(limit).fold(0.0, f32::max);
+                    if beam.reaches(min, max, beam_limit) {
+                        all
+                    } else {
+                        0
+                    }
                 }
-            }
+                _ => {
+                    let mut reached = 0;
+                    for (r, ray) in rays.iter().enumerate() {
+                        if intersect_box(ray.origin, inv[r], ray.t_min, limit(r), min, max)
+                            .is_some()
+                        {
+                            reached |= 1 << r;
+                        }
+                    }
+                    reached
+                }
+            };
             if reached & all != 0 {
                 if n.count > 0 {
                     let first = n.right_or_first as usize;
@@ -358,6 +375,64 @@ impl Scene {
             sp -= 1;
             node = stack[sp] as usize;
         }
+    }
+}
+
+/// Rays from one origin whose directions share each axis's sign, as one beam: the extremes of
+/// their inverse directions bound every ray's slab distances from below (entry) and above
+/// (exit) with the very products the rays compute themselves, so a box the beam misses is
+/// missed by every ray (the test is conservative; a box it reaches may still be missed by some).
+struct Beam {
+    origin: Vec3A,
+    inv_lo: Vec3A,
+    inv_hi: Vec3A,
+    /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
+    ascending: [bool; 3],
+    t_min: f32,
+}
+
+impl Beam {
+    fn new(rays: &[Ray], inv: &[Vec3A]) -> Option<Beam> {
+        let origin = rays.first()?.origin;
+        let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+        let mut t_min = f32::INFINITY;
+        for (ray, inv) in rays.iter().zip(inv) {
+            if ray.origin != origin || !inv.is_finite() {
+                return None;
+            }
+            inv_lo = inv_lo.min(*inv);
+            inv_hi = inv_hi.max(*inv);
+            t_min = t_min.min(ray.t_min);
+        }
+        let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
+        if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
+            return None; // an axis with both signs (or zero): no useful beam
+        }
+        Some(Beam {
+            origin,
+            inv_lo,
+            inv_hi,
+            ascending,
+            t_min,
+        })
+    }
+
+    /// Whether some ray may reach the box `min..max` before `t_max`.
+    fn reaches(&self, min: Vec3A, max: Vec3A, t_max: f32) -> bool {
+        let mut near = self.t_min;
+        let mut far = f32::INFINITY;
+        for a in 0..3 {
+            let (enter, exit) = if self.ascending[a] {
+                (min[a], max[a])
+            } else {
+                (max[a], min[a])
+            };
+            let (d0, d1) = (enter - self.origin[a], exit - self.origin[a]);
+            near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
+            far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
+        }
+        // Widened by 2·gamma(3), as the single-ray test.
+        near <= (far * (1.0 + 6.0 * f32::EPSILON)).min(t_max)
     }
 }
 

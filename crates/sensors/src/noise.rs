@@ -1,9 +1,10 @@
 //! Each sensor's own random generator, seeded from the run's seed and the sensor's full name
 //! (`vehicle/sensor`, or `world/sensor` for standalone ones): adding or removing a sensor never
-//! changes another's noise, and draws happen in scan order after the (parallel) ray casting, so
-//! results do not depend on the thread count.
+//! changes another's noise, and draws happen in scan order after the (parallel) ray casting (or,
+//! for images, on one stream per row, [`SensorRng::split`]), so results do not depend on the
+//! thread count.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 
@@ -28,6 +29,21 @@ impl SensorRng {
         SensorRng {
             rng: ChaCha8Rng::seed_from_u64(z ^ (z >> 31)),
         }
+    }
+
+    /// Independent generators for `count` parts of one observation (an image's rows), to
+    /// draw in parallel: keyed by one draw of this generator, part `k` on stream `k`. The
+    /// draws do not depend on which thread takes which part.
+    pub fn split(&mut self, count: usize) -> Vec<SensorRng> {
+        let mut key = [0u8; 32];
+        self.rng.fill_bytes(&mut key);
+        (0..count)
+            .map(|k| {
+                let mut rng = ChaCha8Rng::from_seed(key);
+                rng.set_stream(k as u64);
+                SensorRng { rng }
+            })
+            .collect()
     }
 
     /// A normal draw of standard deviation `sigma` (exactly 0, drawing nothing, when `sigma`

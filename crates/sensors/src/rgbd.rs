@@ -7,8 +7,9 @@
 //! `-90 0 -90` makes both coincide).
 //!
 //! Depth: 16-bit integers of `depth_resolution` metres along the optical axis, 0 where nothing
-//! is within the clip range. Noise (`depth_noise_sigma`) is a normal draw per valid pixel, from
-//! the sensor's own generator in row-major order, rounded to whole units; a pixel pushed past
+//! is within the clip range. Noise (`depth_noise_sigma`) is a normal draw per valid pixel, left
+//! to right on its row's own stream of the sensor's generator (see `SensorRng::split`: rows are
+//! noised in parallel), rounded to whole units; a pixel pushed past
 //! `depth_clip_max` or to zero becomes invalid. (MVSim cycles through a fixed table of 7,823
 //! draws; independent draws have no such period.)
 //!
@@ -194,23 +195,33 @@ impl RgbdCamera {
         };
         let units = self.params.depth_resolution;
         let max_units = (self.params.depth.clip_max / units).floor().min(65535.0);
-        let data: Vec<u16> = pixels
-            .depth
-            .iter()
-            .map(|&d| {
-                if d <= 0.0 {
-                    return 0;
+        let sigma = self.params.depth_noise_sigma;
+        let (w, h) = self.depth_lens.size();
+        // One noise stream per row (drawn left to right), so rows are noised in parallel.
+        let mut rows: Vec<Option<SensorRng>> = if sigma > 0.0 && sigma.is_finite() {
+            self.rng.split(h).into_iter().map(Some).collect()
+        } else {
+            vec![None; h]
+        };
+        let mut data = vec![0u16; w * h];
+        data.par_chunks_mut(w)
+            .zip(pixels.depth.par_chunks(w))
+            .zip(rows.par_iter_mut())
+            .for_each(|((out, depth), rng)| {
+                for (unit, &d) in out.iter_mut().zip(depth) {
+                    if d <= 0.0 {
+                        continue;
+                    }
+                    let clean = (f64::from(d) / units).round();
+                    let noise = rng
+                        .as_mut()
+                        .map_or(0.0, |r| (r.gaussian(sigma) / units).round());
+                    let noisy = clean + noise;
+                    if noisy > 0.0 && noisy <= max_units {
+                        *unit = noisy as u16;
+                    }
                 }
-                let clean = (f64::from(d) / units).round();
-                let noise = (self.rng.gaussian(self.params.depth_noise_sigma) / units).round();
-                let noisy = clean + noise;
-                if noisy <= 0.0 || noisy > max_units {
-                    0
-                } else {
-                    noisy as u16
-                }
-            })
-            .collect();
+            });
         fill(&mut frame.colour, colour_pixels);
         frame.points = self.points(&data, &pixels, frame.colour.as_ref());
         frame.depth = Some(DepthImage {

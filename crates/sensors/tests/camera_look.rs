@@ -1,7 +1,8 @@
 //! What cameras see beyond geometry: a textured quad shows its texture (against a reference
 //! computed here), sunlight and shadows have Lambert's values, lens distortion moves a point to
-//! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points, and the
-//! walking Walker's 2D box holds every pixel labelled with it.
+//! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points, depth noise
+//! has its sigma on independent rows whatever the thread count, and the walking Walker's 2D box
+//! holds every pixel labelled with it.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 mod common;
@@ -346,6 +347,61 @@ fn the_rgbd_point_cloud_lies_on_the_lidars_points() {
 
 /// The Walker crossing the view 5 m ahead of a camera at the origin looking along +X, and a post
 /// at x = 3 hiding part of it for a while.
+#[test]
+fn depth_noise_has_its_sigma_independent_rows_and_no_thread_dependence() {
+    // A wall 3 m ahead filling the view, depth noise 5 cm in millimetre units.
+    let world = load(
+        r#"<block name="wall"><init_pose3d>3 -50 -50 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="100" lz="100"/></block>
+           <sensor class="rgbd_camera" name="rgbd"><pose_3d>0 0 1 0 0 0</pose_3d>
+             <sensor_period>0.1</sensor_period><depth_noise_sigma>0.05</depth_noise_sigma>
+             <depth_resolution>0.001</depth_resolution><sense_rgb>false</sense_rgb>
+             <depth_ncols>120</depth_ncols><depth_nrows>90</depth_nrows><depth_cx>59.5</depth_cx>
+             <depth_cy>44.5</depth_cy><depth_fx>100</depth_fx><depth_fy>100</depth_fy></sensor>"#,
+    );
+    let depth_at = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let observations = pool.install(|| observe(&world, 0.1));
+        observations
+            .into_iter()
+            .find_map(|o| match o {
+                Observation::Rgbd(f) => f.depth.clone(),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let depth = depth_at(1);
+    assert_eq!(depth.data, depth_at(2).data);
+    // Every pixel sees the wall's face at 3 m along the optical axis.
+    let errors: Vec<f64> = depth
+        .data
+        .iter()
+        .map(|&d| f64::from(d) * 1e-3 - 3.0)
+        .collect();
+    let n = errors.len() as f64;
+    let mean = errors.iter().sum::<f64>() / n;
+    let sigma = (errors.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / n).sqrt();
+    // 10,800 draws: the mean within 5 standard errors, sigma within 5 %.
+    assert!(mean.abs() < 5.0 * 0.05 / n.sqrt(), "mean error {mean}");
+    assert!((sigma - 0.05).abs() < 0.0025, "sigma {sigma}");
+    // Rows draw from different streams: neighbouring rows are uncorrelated.
+    let row = |r: usize| &errors[r * 120..(r + 1) * 120];
+    let correlation: f64 = (0..89)
+        .map(|r| {
+            row(r)
+                .iter()
+                .zip(row(r + 1))
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / (89.0 * 120.0 * sigma * sigma);
+    assert!(correlation.abs() < 0.05, "row correlation {correlation}");
+}
+
 fn walker_and_post() -> String {
     format!(
         r#"<actor name="walker"><init_pose>5 3 -90</init_pose>

@@ -10,6 +10,7 @@
 use crate::SceneView;
 use crate::camera::{Lens, Pixels};
 use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
 
 /// An actor's box in one image.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,91 +52,100 @@ pub fn actor_boxes(
     pixels: &Pixels,
 ) -> Vec<ActorBox> {
     let built = view.built;
+    // Actors in parallel (each is cast alone), collected in scene order.
+    let actors: Vec<_> = built.bodies.iter().filter(|b| b.is_actor).collect();
+    actors
+        .into_par_iter()
+        .filter_map(|body| actor_box(view, lens, world_from_optical, pixels, body))
+        .collect()
+}
+
+/// One actor's box, if it could show.
+fn actor_box(
+    view: &SceneView<'_>,
+    lens: &Lens,
+    world_from_optical: &Affine3A,
+    pixels: &Pixels,
+    body: &passerby_scene::Body,
+) -> Option<ActorBox> {
+    let built = view.built;
     let optical_from_world = world_from_optical.inverse();
     let (w, h) = lens.size();
     let near = lens.intrinsics().clip_min as f32;
     let far = lens.intrinsics().clip_max as f32;
-    let mut out = Vec::new();
-    for body in built.bodies.iter().filter(|b| b.is_actor) {
-        let Some(&(first, _)) = body.instances.first() else {
-            continue;
-        };
-        let Some(object) = built.objects.get(first as usize) else {
-            continue;
-        };
-        // Extent of the projected, near-clipped triangles.
-        let mut lo = [f64::INFINITY; 2];
-        let mut hi = [f64::NEG_INFINITY; 2];
-        for &(instance, _) in &body.instances {
-            let inst = built.scene.instance(instance);
-            let mesh = built.scene.mesh(inst.mesh);
-            let to_optical = optical_from_world * inst.world_from_mesh;
-            let vertices: Vec<Vec3A> = mesh
-                .vertices()
-                .iter()
-                .map(|v| to_optical.transform_point3a(*v))
-                .collect();
-            for t in mesh.triangles() {
-                let corners = t.map(|i| vertices[i as usize]);
-                for p in clip_to_near(&corners, near) {
-                    if let Some([u, v]) = lens.project(p) {
-                        lo = [lo[0].min(u), lo[1].min(v)];
-                        hi = [hi[0].max(u), hi[1].max(v)];
-                    }
-                }
-            }
-        }
-        let (x_end, y_end) = (w as f64 - 0.5, h as f64 - 0.5);
-        let min = [lo[0].max(-0.5), lo[1].max(-0.5)];
-        let max = [hi[0].min(x_end), hi[1].min(y_end)];
-        if !(min[0] <= max[0] && min[1] <= max[1]) {
-            continue;
-        }
-        // The pixels whose centres lie in the box: cast them at the actor alone.
-        let (c0, c1) = (min[0].ceil().max(0.0) as usize, max[0].floor() as usize);
-        let (r0, r1) = (min[1].ceil().max(0.0) as usize, max[1].floor() as usize);
-        let instances: Vec<(Affine3A, &passerby_raycast::TriangleMesh)> = body
-            .instances
+    let &(first, _) = body.instances.first()?;
+    let object = built.objects.get(first as usize)?;
+    // Extent of the projected, near-clipped triangles.
+    let mut lo = [f64::INFINITY; 2];
+    let mut hi = [f64::NEG_INFINITY; 2];
+    for &(instance, _) in &body.instances {
+        let inst = built.scene.instance(instance);
+        let mesh = built.scene.mesh(inst.mesh);
+        let to_optical = optical_from_world * inst.world_from_mesh;
+        let vertices: Vec<Vec3A> = mesh
+            .vertices()
             .iter()
-            .map(|&(i, _)| {
-                let inst = built.scene.instance(i);
-                (
-                    inst.world_from_mesh.inverse() * *world_from_optical,
-                    built.scene.mesh(inst.mesh),
-                )
-            })
+            .map(|v| to_optical.transform_point3a(*v))
             .collect();
-        let (mut visible, mut unoccluded) = (0u32, 0u32);
-        for row in r0..=r1.min(h - 1) {
-            for col in c0..=c1.min(w - 1) {
-                let dir = lens.direction(col as f64, row as f64);
-                let meets = instances.iter().any(|(mesh_from_optical, mesh)| {
-                    let o = mesh_from_optical.translation;
-                    let d = mesh_from_optical.transform_vector3a(dir);
-                    mesh.any_hit(o, d, near, far)
-                });
-                if meets {
-                    unoccluded += 1;
-                }
-                if pixels.instance[row * w + col] == object.id as i32 {
-                    visible += 1;
+        for t in mesh.triangles() {
+            let corners = t.map(|i| vertices[i as usize]);
+            for p in clip_to_near(&corners, near) {
+                if let Some([u, v]) = lens.project(p) {
+                    lo = [lo[0].min(u), lo[1].min(v)];
+                    hi = [hi[0].max(u), hi[1].max(v)];
                 }
             }
         }
-        if unoccluded == 0 && visible == 0 {
-            continue;
-        }
-        out.push(ActorBox {
-            name: body.object.clone(),
-            instance: object.id,
-            class: object.class_id,
-            min,
-            max,
-            visible_pixels: visible,
-            unoccluded_pixels: unoccluded.max(visible),
-        });
     }
-    out
+    let (x_end, y_end) = (w as f64 - 0.5, h as f64 - 0.5);
+    let min = [lo[0].max(-0.5), lo[1].max(-0.5)];
+    let max = [hi[0].min(x_end), hi[1].min(y_end)];
+    if !(min[0] <= max[0] && min[1] <= max[1]) {
+        return None;
+    }
+    // The pixels whose centres lie in the box: cast them at the actor alone.
+    let (c0, c1) = (min[0].ceil().max(0.0) as usize, max[0].floor() as usize);
+    let (r0, r1) = (min[1].ceil().max(0.0) as usize, max[1].floor() as usize);
+    let instances: Vec<(Affine3A, &passerby_raycast::TriangleMesh)> = body
+        .instances
+        .iter()
+        .map(|&(i, _)| {
+            let inst = built.scene.instance(i);
+            (
+                inst.world_from_mesh.inverse() * *world_from_optical,
+                built.scene.mesh(inst.mesh),
+            )
+        })
+        .collect();
+    let (mut visible, mut unoccluded) = (0u32, 0u32);
+    for row in r0..=r1.min(h - 1) {
+        for col in c0..=c1.min(w - 1) {
+            let dir = lens.direction(col as f64, row as f64);
+            let meets = instances.iter().any(|(mesh_from_optical, mesh)| {
+                let o = mesh_from_optical.translation;
+                let d = mesh_from_optical.transform_vector3a(dir);
+                mesh.any_hit(o, d, near, far)
+            });
+            if meets {
+                unoccluded += 1;
+            }
+            if pixels.instance[row * w + col] == object.id as i32 {
+                visible += 1;
+            }
+        }
+    }
+    if unoccluded == 0 && visible == 0 {
+        return None;
+    }
+    Some(ActorBox {
+        name: body.object.clone(),
+        instance: object.id,
+        class: object.class_id,
+        min,
+        max,
+        visible_pixels: visible,
+        unoccluded_pixels: unoccluded.max(visible),
+    })
 }
 
 /// The polygon of a triangle's part at depth `>= near` (Sutherland-Hodgman against one

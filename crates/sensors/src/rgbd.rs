@@ -164,21 +164,13 @@ impl RgbdCamera {
                 let far = self.params.depth.clip_max as f32;
                 let keep = |d: f32| d > 0.0 && d <= far;
                 crate::camera::Pixels {
-                    depth: p
-                        .depth
-                        .iter()
+                    depth: (p.depth.par_iter())
                         .map(|&d| if keep(d) { d } else { 0.0 })
                         .collect(),
-                    instance: p
-                        .depth
-                        .iter()
-                        .zip(&p.instance)
+                    instance: (p.depth.par_iter().zip(&p.instance))
                         .map(|(&d, &i)| if keep(d) { i } else { 0 })
                         .collect(),
-                    class: p
-                        .depth
-                        .iter()
-                        .zip(&p.class)
+                    class: (p.depth.par_iter().zip(&p.class))
                         .map(|(&d, &c)| if keep(d) { c } else { 0 })
                         .collect(),
                     rgb: Vec::new(),

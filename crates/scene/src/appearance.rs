@@ -211,7 +211,7 @@ pub fn linear_to_srgb_byte(linear: f32) -> u8 {
     let t = tables();
     // The byte is the number of halfway points at or below the value: start from the count at
     // the lower end of the value's cell (exact: scaling by a power of two does not round),
-    // then step over the few (at most four) halfway points between there and the value.
+    // then step over the halfway point (at most one) between there and the value.
     let cell = (linear.clamp(0.0, 1.0) * CELLS as f32) as usize;
     let mut byte = usize::from(t.byte_at_cell[cell.min(CELLS)]);
     while byte < t.halfway.len() && t.halfway[byte] <= linear {
@@ -221,7 +221,7 @@ pub fn linear_to_srgb_byte(linear: f32) -> u8 {
 }
 
 /// Cells of the linear range `0..1` indexing [`SrgbTables::byte_at_cell`].
-const CELLS: usize = 1024;
+const CELLS: usize = 16384;
 
 struct SrgbTables {
     to_linear: [f32; 256],
@@ -283,6 +283,11 @@ mod tests {
         assert_eq!(linear_to_srgb_byte(f32::NAN), 0);
         // The cell shortcut counts exactly as a search of the halfway points, on each side of
         // every halfway point and cell edge and across the range.
+        let cells = &tables().byte_at_cell;
+        assert!(
+            cells.windows(2).all(|c| c[1] - c[0] <= 1),
+            "one step at most"
+        );
         let halfway = &tables().halfway;
         let by_search = |l: f32| halfway.partition_point(|&h| h <= l) as u8;
         let cell_edges = (0..=CELLS).map(|c| c as f32 / CELLS as f32);

@@ -272,6 +272,20 @@ impl RgbdCamera {
             .collect();
         let total = counts.iter().sum();
         let with_rgb = colour.is_some();
+        // When both halves share their pixels, a depth pixel's colour is its own pixel's (what
+        // projecting its point would find, without the round trip).
+        let same_pixels = self.shares_depth_pixels();
+        // Without distortion a pixel's direction is `(x(column), y(row), 1)`: the axes once.
+        let axes = (!self.depth_lens.has_distortion()).then(|| {
+            let (w, h) = self.depth_lens.size();
+            let xs: Vec<f32> = (0..w)
+                .map(|u| self.depth_lens.direction(u as f64, 0.0).x)
+                .collect();
+            let ys: Vec<f32> = (0..h)
+                .map(|v| self.depth_lens.direction(0.0, v as f64).y)
+                .collect();
+            (xs, ys)
+        });
         let mut points = DepthPoints {
             xyz: vec![[0.0; 3]; total],
             rgb: vec![[0; 3]; if with_rgb { total } else { 0 }],
@@ -296,16 +310,21 @@ impl RgbdCamera {
                 let valid = (k * run..).zip(units).filter(|(_, u)| **u != 0);
                 for (i, (p, &units)) in valid.enumerate() {
                     let z = (f64::from(units) * self.params.depth_resolution) as f32;
-                    let point: Vec3A =
-                        self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z;
+                    let point: Vec3A = match &axes {
+                        Some((xs, ys)) => Vec3A::new(xs[p % w], ys[p / w], 1.0) * z,
+                        None => self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z,
+                    };
                     if let Some(c) = colour {
-                        rgb[i] = self
-                            .colour_lens
-                            .project(colour_from_depth.transform_point3a(point))
-                            .and_then(|uv| self.colour_lens.pixel_at(uv))
-                            .map_or([0; 3], |q| {
-                                [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
-                            });
+                        let q = if same_pixels {
+                            Some(p)
+                        } else {
+                            self.colour_lens
+                                .project(colour_from_depth.transform_point3a(point))
+                                .and_then(|uv| self.colour_lens.pixel_at(uv))
+                        };
+                        rgb[i] = q.map_or([0; 3], |q| {
+                            [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
+                        });
                     }
                     xyz[i] = point.to_array();
                     instance[i] = pixels.instance[p].max(0) as u32;

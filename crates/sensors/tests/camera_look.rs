@@ -1,6 +1,7 @@
 //! What cameras see beyond geometry: a textured quad shows its texture (against a reference
 //! computed here), sunlight and shadows have Lambert's values, lens distortion moves a point to
-//! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points, depth noise
+//! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points and takes the
+//! colour of the pixel each point projects to, depth noise
 //! has its sigma on independent rows whatever the thread count, and the walking Walker's 2D box
 //! holds every pixel labelled with it.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
@@ -400,6 +401,47 @@ fn depth_noise_has_its_sigma_independent_rows_and_no_thread_dependence() {
         .sum::<f64>()
         / (89.0 * 120.0 * sigma * sigma);
     assert!(correlation.abs() < 0.05, "row correlation {correlation}");
+}
+
+#[test]
+fn shared_rgbd_pixels_colour_each_point_with_the_pixel_it_projects_to() {
+    // Depth and colour with one lens and one optical frame (the shipped definition's layout):
+    // every point's colour is the colour image's at the pixel its point projects to.
+    let world = load(
+        r#"<block name="wall"><init_pose3d>3 -50 -50 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="100" lz="100"/>
+             <color>#3080c0</color></block>
+           <block name="cube"><init_pose3d>2 -0.3 0.7 0 0 30</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="0.5" ly="0.5" lz="0.5"/>
+             <color>#e02010</color></block>
+           <sensor class="rgbd_camera" name="rgbd"><pose_3d>0 0 1 0 0 0</pose_3d>
+             <relativePoseIntensityWRTDepth>0 0 0 -90 0 -90</relativePoseIntensityWRTDepth>
+             <sensor_period>0.1</sensor_period><depth_noise_sigma>0</depth_noise_sigma>
+             <depth_ncols>64</depth_ncols><depth_nrows>48</depth_nrows><depth_cx>31.5</depth_cx>
+             <depth_cy>23.5</depth_cy><depth_fx>40</depth_fx><depth_fy>40</depth_fy>
+             <rgb_ncols>64</rgb_ncols><rgb_nrows>48</rgb_nrows><rgb_cx>31.5</rgb_cx>
+             <rgb_cy>23.5</rgb_cy><rgb_fx>40</rgb_fx><rgb_fy>40</rgb_fy></sensor>"#,
+    );
+    let observations = observe(&world, 0.1);
+    let rgbd: &RgbdFrame = observations
+        .iter()
+        .find_map(|o| match o {
+            Observation::Rgbd(f) => Some(f.as_ref()),
+            _ => None,
+        })
+        .unwrap();
+    let colour = rgbd.colour.as_ref().unwrap();
+    let lens = passerby_sensors::camera::Lens::new(&colour.intrinsics).unwrap();
+    assert_eq!(rgbd.points.xyz.len(), 64 * 48);
+    let mut colours = std::collections::BTreeSet::new();
+    for (xyz, rgb) in rgbd.points.xyz.iter().zip(&rgbd.points.rgb) {
+        let q = lens
+            .pixel_at(lens.project(Vec3A::from(*xyz)).unwrap())
+            .unwrap();
+        assert_eq!(rgb, &colour.rgb[3 * q..3 * q + 3], "{xyz:?}");
+        colours.insert(*rgb);
+    }
+    assert!(colours.len() >= 2, "the wall and the cube: {colours:?}");
 }
 
 fn walker_and_post() -> String {

@@ -1,9 +1,8 @@
 //! What cameras see beyond geometry: a textured quad shows its texture (against a reference
 //! computed here), sunlight and shadows have Lambert's values, lens distortion moves a point to
 //! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points and takes the
-//! colour of the pixel each point projects to, depth noise
-//! has its sigma on independent rows whatever the thread count, and the walking Walker's 2D box
-//! holds every pixel labelled with it.
+//! colour of the pixel each point projects to, depth noise has its sigma on independent rows
+//! whatever the thread count, and the walking Walker's 2D box holds every pixel labelled with it.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 mod common;

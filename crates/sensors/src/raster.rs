@@ -118,25 +118,32 @@ pub fn visible_in_bands<T: Send>(
             if culled {
                 return Vec::new();
             }
-            // Vertices in the optical frame, and projected where in front of the near plane.
+            // Vertices in the optical frame, projected where in front of the near plane, with
+            // the sides of the image's pixel centres they lie beyond there (bits: left, right,
+            // above, below, beyond the far plane).
             let lens_constants = [fx, fy, cx, cy];
-            let vertices: Vec<(Vec3A, [f64; 3])> = mesh
+            let (last_col, last_row) = (w as f64 - 1.0, h as f64 - 1.0);
+            let vertices: Vec<(Vec3A, [f64; 3], u8)> = mesh
                 .vertices()
                 .par_iter()
                 .with_min_len(4096)
                 .map(|v| {
                     let q = to_optical.transform_point3a(*v);
                     let z = f64::from(q.z);
-                    let screen = if z >= near {
-                        [
-                            fx * f64::from(q.x) / z + cx,
-                            fy * f64::from(q.y) / z + cy,
-                            1.0 / z,
-                        ]
-                    } else {
-                        [f64::NAN; 3]
-                    };
-                    (q, screen)
+                    if z < near {
+                        return (q, [f64::NAN; 3], 0);
+                    }
+                    let screen = [
+                        fx * f64::from(q.x) / z + cx,
+                        fy * f64::from(q.y) / z + cy,
+                        1.0 / z,
+                    ];
+                    let beyond = u8::from(screen[0] < 0.0)
+                        | u8::from(screen[0] > last_col) << 1
+                        | u8::from(screen[1] < 0.0) << 2
+                        | u8::from(screen[1] > last_row) << 3
+                        | u8::from(z > far) << 4;
+                    (q, screen, beyond)
                 })
                 .collect();
             let parts: Vec<Vec<ScreenTriangle>> = mesh
@@ -148,6 +155,11 @@ pub fn visible_in_bands<T: Send>(
                     for (k, tri) in triangles.iter().enumerate() {
                         let t = (chunk * TRIANGLE_CHUNK + k) as u32;
                         let corners = tri.map(|v| &vertices[v as usize]);
+                        // All corners in front and beyond one side: no pixel centre to cover
+                        // (`screen_triangles` would find none either).
+                        if corners[0].2 & corners[1].2 & corners[2].2 != 0 {
+                            continue;
+                        }
                         screen_triangles(
                             corners,
                             instance,
@@ -411,7 +423,7 @@ fn truncate(x: f64) -> f64 {
 /// projections) that lie in front of the near plane and may cover a pixel centre.
 #[allow(clippy::too_many_arguments)]
 fn screen_triangles(
-    p: [&(Vec3A, [f64; 3]); 3],
+    p: [&(Vec3A, [f64; 3], u8); 3],
     instance: u32,
     triangle: u32,
     [fx, fy, cx, cy]: [f64; 4],

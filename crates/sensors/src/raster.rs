@@ -194,14 +194,11 @@ pub fn visible_in_bands<T: Send>(
             let mut pixels = vec![None; rows * w];
             let mut depths = Depths::new(first_row, rows, w);
             let setups: Vec<Option<Setup>> = triangles.iter().map(|t| Setup::new(t)).collect();
-            // Nearest (by the farthest corner) first, so that most of what lies behind is
+            // Nearest (by the nearest corner) first, so that most of what lies behind is
             // skipped a segment at a time. (The winner of a pixel does not depend on the order.)
             let mut by_nearness: Vec<(f64, u32)> = (setups.iter().enumerate())
                 .filter(|(_, s)| s.is_some())
-                .map(|(k, _)| {
-                    let z = triangles[k].inv_z;
-                    (z[0].min(z[1]).min(z[2]), k as u32)
-                })
+                .map(|(k, _)| (triangles[k].nearest_inv_z(), k as u32))
                 .collect();
             by_nearness.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             for &(_, index) in &by_nearness {

@@ -339,6 +339,17 @@ fn cover(
     // No point of the triangle is nearer than its nearest corner (1 / depth is linear on the
     // screen), up to the rounding of the interpolation: the margin covers it.
     let nearest_possible = t.nearest_inv_z() * (1.0 + 1e-9);
+    // Hidden wherever its box reaches: nothing to do row by row.
+    let spanned = t.cols.0 / SEGMENT..=t.cols.1 / SEGMENT;
+    let hidden = (r0..=r1).all(|row| {
+        let farthest = &depths.farthest[(row - first_row) * segments..];
+        farthest[spanned.clone()]
+            .iter()
+            .all(|&f| nearest_possible < f)
+    });
+    if hidden {
+        return;
+    }
     let edges = &setup.edges;
     let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
     for row in r0..=r1 {

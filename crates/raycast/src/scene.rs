@@ -230,14 +230,6 @@ impl Scene {
         }
     }
 
-    /// Whether each ray hits anything, in parallel on the current rayon pool; `out[i]`
-    /// answers `rays[i]` exactly as [`Scene::any_hit`] would.
-    pub fn any_hit_batch(&self, rays: &[Ray], out: &mut [bool]) {
-        out.par_chunks_mut(256)
-            .zip(rays.par_chunks(256))
-            .for_each(|(o, r)| self.any_hit_run(r, o));
-    }
-
     /// The closest hits of up to [`PACKET`] rays, traced together.
     fn closest_packet(&self, rays: &[Ray]) -> [Option<Hit>; PACKET] {
         let mut best: [Option<Hit>; PACKET] = [None; PACKET];

@@ -54,25 +54,10 @@ pub const BAND: usize = 8;
 const TRIANGLE_CHUNK: usize = 8192;
 
 /// The nearest surface at each pixel centre of `lens` (row-major), seen from
-/// `world_from_optical`; `None` where nothing lies within the clip range. The lens must have no
-/// distortion.
-pub fn visible(
-    scene: &Scene,
-    lens: &Lens,
-    world_from_optical: &Affine3A,
-) -> Vec<Option<RasterHit>> {
-    let (w, h) = lens.size();
-    let mut out = vec![None; w * h];
-    let bands: Vec<&mut [Option<RasterHit>]> = out.chunks_mut(BAND * w).collect();
-    visible_in_bands(scene, lens, world_from_optical, bands, |_, hits, band| {
-        band.copy_from_slice(hits);
-    });
-    out
-}
-
-/// As [`visible`], a band of [`BAND`] rows at a time (the last may be shorter), each handed
-/// with its own element of `outputs` (one per band, top first) to `finish(first_row, hits,
-/// output)` as soon as it is done, in parallel: what needs the hits is done while they are in
+/// `world_from_optical` (`None` where nothing lies within the clip range; the lens must have no
+/// distortion), a band of [`BAND`] rows at a time (the last may be shorter), each handed with
+/// its own element of `outputs` (one per band, top first) to `finish(first_row, hits, output)`
+/// as soon as it is done, in parallel: what needs the hits is done while they are in
 /// cache, and no image-sized buffer of them is made.
 pub fn visible_in_bands<T: Send>(
     scene: &Scene,

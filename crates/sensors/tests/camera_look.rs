@@ -49,6 +49,16 @@ fn first_camera(world: &World) -> CameraFrame {
         .unwrap()
 }
 
+fn first_rgbd(observations: &[Observation]) -> &RgbdFrame {
+    observations
+        .iter()
+        .find_map(|o| match o {
+            Observation::Rgbd(f) => Some(f.as_ref()),
+            _ => None,
+        })
+        .unwrap()
+}
+
 fn srgb_to_linear(b: u8) -> f64 {
     let c = f64::from(b) / 255.0;
     if c <= 0.04045 {
@@ -287,13 +297,7 @@ fn the_rgbd_point_cloud_lies_on_the_lidars_points() {
              <range_std_noise>0</range_std_noise><scan_mode>flash</scan_mode></sensor>"#,
     );
     let observations = observe(&world, 0.1);
-    let rgbd: &RgbdFrame = observations
-        .iter()
-        .find_map(|o| match o {
-            Observation::Rgbd(f) => Some(f.as_ref()),
-            _ => None,
-        })
-        .unwrap();
+    let rgbd = first_rgbd(&observations);
     let lidar: &PointCloud = observations
         .iter()
         .find_map(|o| match o {
@@ -365,13 +369,7 @@ fn depth_noise_has_its_sigma_independent_rows_and_no_thread_dependence() {
             .build()
             .unwrap();
         let observations = pool.install(|| observe(&world, 0.1));
-        observations
-            .into_iter()
-            .find_map(|o| match o {
-                Observation::Rgbd(f) => f.depth.clone(),
-                _ => None,
-            })
-            .unwrap()
+        first_rgbd(&observations).depth.clone().unwrap()
     };
     let depth = depth_at(1);
     assert_eq!(depth.data, depth_at(2).data);
@@ -422,13 +420,7 @@ fn shared_rgbd_pixels_colour_each_point_with_the_pixel_it_projects_to() {
              <rgb_cy>23.5</rgb_cy><rgb_fx>40</rgb_fx><rgb_fy>40</rgb_fy></sensor>"#,
     );
     let observations = observe(&world, 0.1);
-    let rgbd: &RgbdFrame = observations
-        .iter()
-        .find_map(|o| match o {
-            Observation::Rgbd(f) => Some(f.as_ref()),
-            _ => None,
-        })
-        .unwrap();
+    let rgbd = first_rgbd(&observations);
     let colour = rgbd.colour.as_ref().unwrap();
     let lens = passerby_sensors::camera::Lens::new(&colour.intrinsics).unwrap();
     assert_eq!(rgbd.points.xyz.len(), 64 * 48);

@@ -178,19 +178,24 @@ pub fn visible_in_bands<T: Send>(
             let rows = BAND.min(h - first_row);
             let mut pixels = vec![None; rows * w];
             let mut depths = Depths::new(first_row, rows, w);
-            let setups: Vec<Option<Setup>> = triangles.iter().map(|t| Setup::new(t)).collect();
             // Nearest (by the nearest corner) first, so that most of what lies behind is
-            // skipped a segment at a time. (The winner of a pixel does not depend on the order.)
-            let mut by_nearness: Vec<(f64, u32)> = (setups.iter().enumerate())
-                .filter(|(_, s)| s.is_some())
-                .map(|(k, _)| (triangles[k].nearest_inv_z(), k as u32))
+            // skipped whole or a segment at a time. (The winner of a pixel does not depend on
+            // the order.) Only triangles that may show are set up.
+            let mut by_nearness: Vec<(f64, u32)> = (triangles.iter().enumerate())
+                .map(|(k, t)| (t.nearest_inv_z(), k as u32))
                 .collect();
             by_nearness.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut setups: Vec<Option<Setup>> = triangles.iter().map(|_| None).collect();
             for &(_, index) in &by_nearness {
-                if let Some(setup) = &setups[index as usize] {
-                    let t = triangles[index as usize];
-                    cover(t, setup, index, far, triangles, &mut depths);
+                let t = triangles[index as usize];
+                if depths.hides(t) {
+                    continue;
                 }
+                let Some(setup) = Setup::new(t) else {
+                    continue;
+                };
+                cover(t, &setup, index, far, triangles, &mut depths);
+                setups[index as usize] = Some(setup);
             }
             for (k, (slot, &(_, index))) in pixels.iter_mut().zip(&depths.nearest).enumerate() {
                 if index == u32::MAX {
@@ -223,6 +228,13 @@ impl ScreenTriangle {
     /// `1 / depth` of its nearest corner.
     fn nearest_inv_z(&self) -> f64 {
         self.inv_z[0].max(self.inv_z[1]).max(self.inv_z[2])
+    }
+
+    /// A bound on `1 / depth` over the triangle's pixels: no point is nearer than its nearest
+    /// corner (1 / depth is linear on the screen), up to the rounding of the interpolation,
+    /// which the margin covers.
+    fn nearest_possible_inv_z(&self) -> f64 {
+        self.nearest_inv_z() * (1.0 + 1e-9)
     }
 }
 
@@ -307,6 +319,24 @@ impl Depths {
     }
 }
 
+impl Depths {
+    /// Whether everything drawn wherever the triangle's box reaches in the band is strictly
+    /// nearer than any point of it (then it can neither win nor tie a pixel).
+    fn hides(&self, t: &ScreenTriangle) -> bool {
+        let segments = self.width.div_ceil(SEGMENT);
+        let r0 = t.rows.0.max(self.first_row);
+        let r1 = t.rows.1.min(self.first_row + self.rows - 1);
+        let nearest_possible = t.nearest_possible_inv_z();
+        let spanned = t.cols.0 / SEGMENT..=t.cols.1 / SEGMENT;
+        (r0..=r1).all(|row| {
+            let farthest = &self.farthest[(row - self.first_row) * segments..];
+            farthest[spanned.clone()]
+                .iter()
+                .all(|&f| nearest_possible < f)
+        })
+    }
+}
+
 /// Marks the pixel centres a triangle covers nearer than what is there.
 fn cover(
     t: &ScreenTriangle,
@@ -321,20 +351,7 @@ fn cover(
     let r0 = t.rows.0.max(first_row);
     let r1 = t.rows.1.min(first_row + depths.rows - 1);
     let inv_far = 1.0 / far;
-    // No point of the triangle is nearer than its nearest corner (1 / depth is linear on the
-    // screen), up to the rounding of the interpolation: the margin covers it.
-    let nearest_possible = t.nearest_inv_z() * (1.0 + 1e-9);
-    // Hidden wherever its box reaches: nothing to do row by row.
-    let spanned = t.cols.0 / SEGMENT..=t.cols.1 / SEGMENT;
-    let hidden = (r0..=r1).all(|row| {
-        let farthest = &depths.farthest[(row - first_row) * segments..];
-        farthest[spanned.clone()]
-            .iter()
-            .all(|&f| nearest_possible < f)
-    });
-    if hidden {
-        return;
-    }
+    let nearest_possible = t.nearest_possible_inv_z();
     let edges = &setup.edges;
     let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
     for row in r0..=r1 {

@@ -228,36 +228,60 @@ fn messages(bytes: &[u8]) -> Vec<(String, u64, Vec<u8>)> {
         .collect()
 }
 
-/// The compression named by each chunk.
-fn chunk_compressions(bytes: &[u8]) -> Vec<String> {
-    mcap::read::LinearReader::new(bytes)
-        .unwrap()
-        .filter_map(|r| match r.unwrap() {
-            mcap::records::Record::Chunk { header, .. } => Some(header.compression),
-            _ => None,
+/// Per chunk: its compression and the topics it holds.
+fn chunk_contents(bytes: &[u8]) -> Vec<(String, Vec<String>)> {
+    let summary = mcap::Summary::read(bytes).unwrap().unwrap();
+    summary
+        .chunk_indexes
+        .iter()
+        .map(|chunk| {
+            let index = summary.read_message_indexes(bytes, chunk).unwrap();
+            let topics = index.keys().map(|c| c.topic.clone()).collect();
+            (chunk.compression.clone(), topics)
         })
         .collect()
 }
 
 #[test]
-fn uncompressed_recordings_hold_the_same_messages() {
+fn compression_modes_hold_the_same_messages() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compression");
     std::fs::create_dir_all(&dir).unwrap();
-    let (lz4, none) = (dir.join("lz4.mcap"), dir.join("none.mcap"));
-    record_with(&lz4, "0.5", "2", None, &[]);
-    record_with(&none, "0.5", "2", None, &["--compression", "none"]);
-    let (lz4, none) = (std::fs::read(lz4).unwrap(), std::fs::read(none).unwrap());
-    let chunks = chunk_compressions(&none);
+    let paths = ["auto", "lz4", "none"].map(|m| dir.join(format!("{m}.mcap")));
+    for (path, mode) in paths.iter().zip(["auto", "lz4", "none"]) {
+        record_with(path, "0.5", "2", None, &["--compression", mode]);
+    }
+    let [auto, lz4, none] = paths.map(|p| std::fs::read(p).unwrap());
+    let compressions =
+        |bytes: &[u8]| -> Vec<String> { chunk_contents(bytes).into_iter().map(|c| c.0).collect() };
+    let stored = compressions(&none);
     assert!(
-        !chunks.is_empty() && chunks.iter().all(String::is_empty),
-        "{chunks:?}"
+        !stored.is_empty() && stored.iter().all(String::is_empty),
+        "{stored:?}"
     );
-    assert!(chunk_compressions(&lz4).iter().all(|c| c == "lz4"));
-    assert!(none.len() > lz4.len());
+    assert!(compressions(&lz4).iter().all(|c| c == "lz4"));
+    // Auto: chunks of point clouds and depth images only are stored, others compressed.
+    let mut kinds = (0, 0);
+    for (compression, topics) in chunk_contents(&auto) {
+        let incompressible = topics
+            .iter()
+            .all(|t| t.ends_with("_points") || t.ends_with("_depth/image_raw"));
+        assert_eq!(
+            compression.is_empty(),
+            incompressible,
+            "{compression:?} {topics:?}"
+        );
+        if incompressible {
+            kinds.0 += 1;
+        } else {
+            kinds.1 += 1;
+        }
+    }
+    assert!(kinds.0 > 0 && kinds.1 > 0, "{kinds:?}");
+    assert!(none.len() > auto.len() && auto.len() > lz4.len());
     let expected = messages(&lz4);
     assert!(expected.len() > 100);
     assert!(
-        messages(&none) == expected,
+        messages(&none) == expected && messages(&auto) == expected,
         "the same messages in the same order"
     );
 }

@@ -243,7 +243,7 @@ impl Topics {
                 u16::to_le_bytes,
             );
             let pixels = u64::from(size.0) * u64::from(size.1);
-            self.push(
+            self.push_incompressible(
                 out,
                 &format!("{topic}_depth/image_raw"),
                 &ros::IMAGE,
@@ -262,7 +262,7 @@ impl Topics {
             );
         }
         let data = depth_points(&f.points, coloured, nanos, &optical);
-        self.push(
+        self.push_incompressible(
             out,
             &format!("{topic}_points"),
             &ros::POINT_CLOUD2,

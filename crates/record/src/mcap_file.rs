@@ -38,10 +38,22 @@ mod op {
 /// How chunks are compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
-    /// LZ4 frames (MCAP's `lz4`).
+    /// Every chunk in LZ4 frames (MCAP's `lz4`).
     Lz4,
-    /// Stored (MCAP's empty compression name).
+    /// LZ4 for chunks holding any [`Content::Compressible`] message; chunks of incompressible
+    /// messages only are stored.
+    Auto,
+    /// Every chunk stored (MCAP's empty compression name).
     None,
+}
+
+/// What a message's bytes are like, for [`Compression::Auto`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// Worth compressing (images, labels, most small messages).
+    Compressible,
+    /// LZ4 would leave most of it at a cost that matters (point clouds, noisy depth images).
+    Incompressible,
 }
 
 /// Little-endian record fields.
@@ -104,6 +116,21 @@ impl<W: Write> Sink<W> {
         self.position += bytes.len() as u64;
         Ok(())
     }
+
+    /// Writes `bytes` whose CRC-32 the caller already has, so they are not read again for it.
+    fn write_hashed(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
+        self.inner.write_all(bytes)?;
+        self.crc.combine(crc);
+        self.position += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+/// The CRC-32 state of `bytes`.
+fn hashed(bytes: &[u8]) -> crc32fast::Hasher {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(bytes);
+    crc
 }
 
 struct Schema {
@@ -130,6 +157,8 @@ struct ChunkIndex {
     message_index_length: u64,
     compressed_size: u64,
     uncompressed_size: u64,
+    /// MCAP's compression name.
+    compression: &'static str,
 }
 
 /// The chunk being filled.
@@ -139,6 +168,20 @@ struct OpenChunk {
     times: Option<(u64, u64)>,
     /// Per channel: (log time, offset of the message record in `records`).
     index: BTreeMap<u16, Vec<(u64, u64)>>,
+    /// Whether any message in it is [`Content::Compressible`].
+    compressible: bool,
+}
+
+/// The bytes before a message record's data: opcode, length, channel, sequence, times.
+fn message_head(header: &MessageHeader, data_len: usize) -> [u8; 31] {
+    let mut head = [0u8; 31];
+    head[0] = op::MESSAGE;
+    head[1..9].copy_from_slice(&(22 + data_len as u64).to_le_bytes());
+    head[9..11].copy_from_slice(&header.channel.to_le_bytes());
+    head[11..15].copy_from_slice(&header.sequence.to_le_bytes());
+    head[15..23].copy_from_slice(&header.log_time.to_le_bytes());
+    head[23..31].copy_from_slice(&header.publish_time.to_le_bytes());
+    head
 }
 
 /// A message's header fields.
@@ -237,38 +280,110 @@ impl<W: Write> McapWriter<W> {
         self.channels.len() as u16 - 1
     }
 
-    /// Writes a message; closes the chunk once it holds [`CHUNK_BYTES`].
-    pub fn write_message(&mut self, header: &MessageHeader, data: &[u8]) -> io::Result<()> {
-        let records = &mut self.chunk.records;
-        let offset = records.len() as u64;
-        records.push(op::MESSAGE);
-        records.extend_from_slice(&(22 + data.len() as u64).to_le_bytes());
-        records.extend_from_slice(&header.channel.to_le_bytes());
-        records.extend_from_slice(&header.sequence.to_le_bytes());
-        records.extend_from_slice(&header.log_time.to_le_bytes());
-        records.extend_from_slice(&header.publish_time.to_le_bytes());
-        records.extend_from_slice(data);
+    /// Writes a message; closes the chunk once it holds [`CHUNK_BYTES`]. A message of that size
+    /// or more has a chunk of its own, so that a large incompressible message does not keep the
+    /// small ones before it from being compressed (nor the other way round).
+    pub fn write_message(
+        &mut self,
+        header: &MessageHeader,
+        data: &[u8],
+        content: Content,
+    ) -> io::Result<()> {
         let t = header.log_time;
-        let widen = |times: Option<(u64, u64)>| match times {
-            Some((lo, hi)) => Some((lo.min(t), hi.max(t))),
-            None => Some((t, t)),
-        };
-        self.chunk.times = widen(self.chunk.times);
-        self.message_times = widen(self.message_times);
-        self.chunk
-            .index
-            .entry(header.channel)
-            .or_default()
-            .push((t, offset));
+        self.message_times = Some(match self.message_times {
+            Some((lo, hi)) => (lo.min(t), hi.max(t)),
+            None => (t, t),
+        });
         self.message_count += 1;
         *self
             .channel_message_counts
             .entry(header.channel)
             .or_default() += 1;
-        if self.chunk.records.len() >= CHUNK_BYTES {
+        let head = message_head(header, data.len());
+        let large = data.len() >= CHUNK_BYTES;
+        if large {
+            self.close_chunk()?;
+            if !self.compresses(content == Content::Compressible) {
+                return self.write_stored_message_chunk(header, &head, data);
+            }
+        }
+        let chunk = &mut self.chunk;
+        let offset = chunk.records.len() as u64;
+        chunk.records.extend_from_slice(&head);
+        chunk.records.extend_from_slice(data);
+        chunk.times = Some(match chunk.times {
+            Some((lo, hi)) => (lo.min(t), hi.max(t)),
+            None => (t, t),
+        });
+        chunk
+            .index
+            .entry(header.channel)
+            .or_default()
+            .push((t, offset));
+        chunk.compressible |= content == Content::Compressible;
+        if large || chunk.records.len() >= CHUNK_BYTES {
             self.close_chunk()?;
         }
         Ok(())
+    }
+
+    /// Whether a chunk is compressed, given whether it holds a compressible message.
+    fn compresses(&self, compressible: bool) -> bool {
+        match self.compression {
+            Compression::Lz4 => true,
+            Compression::Auto => compressible,
+            Compression::None => false,
+        }
+    }
+
+    /// Writes a stored chunk of one message straight from `data` (the open chunk is empty):
+    /// no copy of a large message into the chunk buffer, and its bytes read once for CRCs.
+    fn write_stored_message_chunk(
+        &mut self,
+        header: &MessageHeader,
+        head: &[u8],
+        data: &[u8],
+    ) -> io::Result<()> {
+        let data_crc = hashed(data);
+        let mut records_crc = hashed(head);
+        records_crc.combine(&data_crc);
+        let records_len = head.len() + data.len();
+        let t = header.log_time;
+        let index = BTreeMap::from([(header.channel, vec![(t, 0)])]);
+        let offset = self.write_chunk_head(
+            (t, t),
+            (records_len, records_crc.finalize()),
+            records_len,
+            "",
+        )?;
+        self.sink.write(head)?;
+        self.sink.write_hashed(data, &data_crc)?;
+        self.write_chunk_indexes(offset, &index, (t, t), (records_len, records_len), "")
+    }
+
+    /// Writes a chunk record up to its records, of which the caller writes `stored_len` bytes
+    /// next; returns the chunk's offset.
+    fn write_chunk_head(
+        &mut self,
+        (start_time, end_time): (u64, u64),
+        (records_len, records_crc): (usize, u32),
+        stored_len: usize,
+        compression: &str,
+    ) -> io::Result<u64> {
+        let mut fields = Fields::default();
+        fields
+            .u64(start_time)
+            .u64(end_time)
+            .u64(records_len as u64)
+            .u32(records_crc)
+            .string(compression);
+        let offset = self.sink.position;
+        let mut head = vec![op::CHUNK];
+        head.extend_from_slice(&((fields.0.len() + 8 + stored_len) as u64).to_le_bytes());
+        head.extend_from_slice(&fields.0);
+        head.extend_from_slice(&(stored_len as u64).to_le_bytes());
+        self.sink.write(&head)?;
+        Ok(offset)
     }
 
     /// Writes a metadata record, outside chunks (the open one stays open: metadata has no time).
@@ -294,38 +409,46 @@ impl<W: Write> McapWriter<W> {
         if chunk.index.is_empty() {
             // Only schemas and channels: they stand in the data section as they are (a chunk
             // without messages would have no message index, which indexed readers refuse).
-            return self.sink.write(&chunk.records);
-        }
-        let (start_time, end_time) = chunk.times.unwrap_or((0, 0));
-        let name = match self.compression {
-            Compression::Lz4 => {
+            self.sink.write(&chunk.records)?;
+        } else {
+            let times = chunk.times.unwrap_or((0, 0));
+            let records_crc = hashed(&chunk.records);
+            let records = (chunk.records.len(), records_crc.clone().finalize());
+            let (compression, stored_len) = if self.compresses(chunk.compressible) {
                 lz4_frame(&chunk.records, &mut self.compressed, &mut self.scratch)?;
-                "lz4"
+                ("lz4", self.compressed.len())
+            } else {
+                ("", chunk.records.len())
+            };
+            let offset = self.write_chunk_head(times, records, stored_len, compression)?;
+            if compression.is_empty() {
+                self.sink.write_hashed(&chunk.records, &records_crc)?;
+            } else {
+                self.sink.write(&self.compressed)?;
             }
-            Compression::None => "",
-        };
-        let stored: &[u8] = match self.compression {
-            Compression::Lz4 => &self.compressed,
-            Compression::None => &chunk.records,
-        };
-        let mut fields = Fields::default();
-        fields
-            .u64(start_time)
-            .u64(end_time)
-            .u64(chunk.records.len() as u64)
-            .u32(crc32fast::hash(&chunk.records))
-            .string(name)
-            .u64(stored.len() as u64);
-        let offset = self.sink.position;
-        let mut head = vec![op::CHUNK];
-        head.extend_from_slice(&((fields.0.len() + stored.len()) as u64).to_le_bytes());
-        head.extend_from_slice(&fields.0);
-        self.sink.write(&head)?;
-        self.sink.write(stored)?;
+            let sizes = (stored_len, chunk.records.len());
+            self.write_chunk_indexes(offset, &chunk.index, times, sizes, compression)?;
+        }
+        // Keep the buffer's capacity for the next chunk.
+        let mut records = chunk.records;
+        records.clear();
+        self.chunk.records = records;
+        Ok(())
+    }
+
+    /// Writes the message indexes of the chunk just written at `offset` and notes its index.
+    fn write_chunk_indexes(
+        &mut self,
+        offset: u64,
+        index: &BTreeMap<u16, Vec<(u64, u64)>>,
+        (start_time, end_time): (u64, u64),
+        (compressed_size, uncompressed_size): (usize, usize),
+        compression: &'static str,
+    ) -> io::Result<()> {
         let length = self.sink.position - offset;
         let mut indexes = Vec::new();
         let mut message_index_offsets = BTreeMap::new();
-        for (channel, entries) in &chunk.index {
+        for (channel, entries) in index {
             message_index_offsets.insert(*channel, self.sink.position + indexes.len() as u64);
             let mut pairs = Fields::default();
             for &(time, at) in entries {
@@ -342,13 +465,10 @@ impl<W: Write> McapWriter<W> {
             length,
             message_index_offsets,
             message_index_length: indexes.len() as u64,
-            compressed_size: stored.len() as u64,
-            uncompressed_size: chunk.records.len() as u64,
+            compressed_size: compressed_size as u64,
+            uncompressed_size: uncompressed_size as u64,
+            compression,
         });
-        // Keep the buffer's capacity for the next chunk.
-        let mut records = chunk.records;
-        records.clear();
-        self.chunk.records = records;
         Ok(())
     }
 
@@ -401,10 +521,6 @@ impl<W: Write> McapWriter<W> {
             .0
             .clone();
         group(&mut summary, op::STATISTICS, vec![statistics]);
-        let compression = match self.compression {
-            Compression::Lz4 => "lz4",
-            Compression::None => "",
-        };
         let chunk_indexes = self
             .chunks
             .iter()
@@ -420,7 +536,7 @@ impl<W: Write> McapWriter<W> {
                     .u64(c.length)
                     .bytes(&offsets.0)
                     .u64(c.message_index_length)
-                    .string(compression)
+                    .string(c.compression)
                     .u64(c.compressed_size)
                     .u64(c.uncompressed_size)
                     .0
@@ -548,14 +664,19 @@ mod tests {
             } else {
                 vec![(i % 251) as u8; 700]
             };
-            w.write_message(&header, &data).unwrap();
+            let content = if i == 1000 {
+                Content::Incompressible
+            } else {
+                Content::Compressible
+            };
+            w.write_message(&header, &data, content).unwrap();
         }
         w.finish().unwrap()
     }
 
     #[test]
     fn the_mcap_crate_reads_every_message_back_in_order_from_both_kinds_of_chunk() {
-        for compression in [Compression::Lz4, Compression::None] {
+        for compression in [Compression::Lz4, Compression::Auto, Compression::None] {
             let bytes = file(compression);
             let mut seen = 0u64;
             for message in mcap::MessageStream::new(&bytes).unwrap() {
@@ -619,5 +740,28 @@ mod tests {
             lz4.len(),
             stored.len()
         );
+    }
+
+    #[test]
+    fn auto_compression_stores_the_large_incompressible_message_in_a_chunk_of_its_own() {
+        let bytes = file(Compression::Auto);
+        let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+        let mut stored = Vec::new();
+        for chunk in &summary.chunk_indexes {
+            let index = summary.read_message_indexes(&bytes, chunk).unwrap();
+            let times: Vec<u64> = index.values().flatten().map(|e| e.log_time).collect();
+            if chunk.compression.is_empty() {
+                stored.extend(times);
+            } else {
+                assert_eq!(chunk.compression, "lz4");
+                assert!(!times.contains(&2000), "{times:?}");
+            }
+        }
+        assert_eq!(
+            stored,
+            [2000],
+            "only message 1000 (logged at 2000) is stored"
+        );
+        assert!(bytes.len() < file(Compression::Lz4).len() + 5_000_100);
     }
 }

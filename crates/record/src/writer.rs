@@ -7,7 +7,7 @@
 //! the run when writing falls behind. Encoding the large observations here, not on the
 //! simulation thread, keeps it off the simulation's serial path.
 
-use crate::mcap_file::{McapWriter, MessageHeader};
+use crate::mcap_file::{Content, McapWriter, MessageHeader};
 use crate::ros::MsgType;
 use crate::{RecordError, TopicCount, Topics};
 use passerby_sensors::Observation;
@@ -31,6 +31,8 @@ pub(crate) struct Message {
     pub data: Vec<u8>,
     /// Points, ranges or samples it holds (for the run's summary).
     pub points: u64,
+    /// Whether its chunk is worth compressing.
+    pub content: Content,
 }
 
 /// Work for the writer thread.
@@ -267,7 +269,7 @@ impl Output {
             publish_time: m.time,
         };
         self.writer
-            .write_message(&header, &m.data)
+            .write_message(&header, &m.data, m.content)
             .map_err(|e| self.error(e))?;
         let count = self.counts.entry(m.topic).or_default();
         count.messages += 1;

@@ -49,16 +49,18 @@ pub struct RunArgs {
     /// (`2026-01-01T00:00:00Z`) or seconds since 1970.
     #[arg(long, default_value = "1970-01-01T00:00:00Z", value_name = "TIME")]
     pub start_time: String,
-    /// Chunk compression: `lz4` (files about 40 % of the raw size on sensor data) or `none` (the
-    /// cheapest to write, the most bytes through the file system).
-    #[arg(long, value_enum, default_value = "lz4")]
+    /// Chunk compression: `auto` (LZ4 for all but point clouds and depth images, which it barely
+    /// shrinks), `lz4` (every chunk: the smallest files, the most work) or `none`.
+    #[arg(long, value_enum, default_value = "auto")]
     pub compression: Compression,
 }
 
 /// `--compression`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum Compression {
-    /// LZ4 frames.
+    /// LZ4 frames except for point clouds and depth images.
+    Auto,
+    /// LZ4 frames for every chunk.
     Lz4,
     /// Uncompressed chunks.
     None,
@@ -133,6 +135,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let compression = match args.compression {
+        Compression::Auto => ChunkCompression::Auto,
         Compression::Lz4 => ChunkCompression::Lz4,
         Compression::None => ChunkCompression::None,
     };

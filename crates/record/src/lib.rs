@@ -2,8 +2,8 @@
 //! message definitions embedded, so Foxglove, ROS 2 tools and Python readers (`rosbags`, `mcap`)
 //! open it without a ROS install.
 //!
-//! Owns: topic and frame naming, message encoding, the MCAP container (`mcap_file.rs`: lz4
-//! chunks, index and summary so players can seek). Must not touch: simulation or sensing (it receives states and
+//! Owns: topic and frame naming, message encoding, the MCAP container (`mcap_file.rs`: chunks,
+//! lz4 where it pays, index and summary so players can seek). Must not touch: simulation or sensing (it receives states and
 //! observations after each step). Time is simulated time from a fixed epoch, never the wall
 //! clock: the same world and seed give the same bytes.
 //!

@@ -156,7 +156,7 @@ pub struct Texture {
 }
 
 /// An 8-bit RGBA image, rows from the top.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TextureImage {
     /// Pixels per row.
     pub width: u32,
@@ -164,6 +164,16 @@ pub struct TextureImage {
     pub height: u32,
     /// `width × height × 4` bytes.
     pub rgba: Vec<u8>,
+    /// Images derived from this one by whoever samples it (mip levels), made on first use and
+    /// kept with the image, so that a texture shared by many surfaces has them once.
+    derived: std::sync::OnceLock<Vec<TextureImage>>,
+}
+
+impl PartialEq for TextureImage {
+    /// The pixels, not what was derived from them.
+    fn eq(&self, other: &TextureImage) -> bool {
+        (self.width, self.height, &self.rgba) == (other.width, other.height, &other.rgba)
+    }
 }
 
 impl Texture {
@@ -203,6 +213,25 @@ impl Texture {
 }
 
 impl TextureImage {
+    /// An image of `width × height` RGBA pixels (`rgba` holds `width × height × 4` bytes).
+    pub fn new(width: u32, height: u32, rgba: Vec<u8>) -> TextureImage {
+        TextureImage {
+            width,
+            height,
+            rgba,
+            derived: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The images derived from this one, made by `derive` on the first call (later calls get
+    /// the first call's images, whatever they pass).
+    pub fn derived(
+        &self,
+        derive: impl FnOnce(&TextureImage) -> Vec<TextureImage>,
+    ) -> &[TextureImage] {
+        self.derived.get_or_init(|| derive(self))
+    }
+
     /// Decodes PNG or JPEG bytes (at most 64 megapixels).
     pub fn decode(bytes: &[u8]) -> Result<TextureImage, String> {
         let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
@@ -213,11 +242,11 @@ impl TextureImage {
         limits.max_image_height = Some(16384);
         reader.limits(limits);
         let decoded = reader.decode().map_err(|e| e.to_string())?.to_rgba8();
-        Ok(TextureImage {
-            width: decoded.width(),
-            height: decoded.height(),
-            rgba: decoded.into_raw(),
-        })
+        Ok(TextureImage::new(
+            decoded.width(),
+            decoded.height(),
+            decoded.into_raw(),
+        ))
     }
 }
 

@@ -138,8 +138,10 @@ impl Surface {
     }
 
     /// The linear colour of `triangle` at barycentric `(u, v)` (weights of its second and
-    /// third corners); `None` for a triangle it does not have.
-    pub fn colour_at(&self, triangle: u32, u: f32, v: f32) -> Option<[f32; 3]> {
+    /// third corners), seen through a footprint `uv_across` wide in texture coordinates (see
+    /// [`Surface::texture_scale`]; 0 for the full-resolution texture). `None` for a triangle
+    /// it does not have.
+    pub fn colour_at(&self, triangle: u32, u: f32, v: f32, uv_across: f32) -> Option<[f32; 3]> {
         let t = triangle as usize;
         let material = self
             .materials
@@ -149,8 +151,87 @@ impl Surface {
         };
         let [a, b, c] = self.triangle_uvs.get(t)?;
         let uv = *a * (1.0 - u - v) + *b * u + *c * v;
-        let texel = sample_bilinear(texture, uv);
+        let texel = sample_mipmapped(texture, uv, uv_across);
         Some(std::array::from_fn(|k| material.colour[k] * texel[k]))
+    }
+
+    /// Texture coordinates per unit of length on `triangle` (the square root of the ratio of
+    /// its area in texture coordinates to `area()`, its area; asked for only when it is
+    /// textured), or 0 when it has no texture.
+    pub fn texture_scale(&self, triangle: u32, area: impl FnOnce() -> f32) -> f32 {
+        let t = triangle as usize;
+        let textured = (self.triangle_material.get(t))
+            .and_then(|&m| self.materials.get(m as usize))
+            .is_some_and(|m| m.texture.is_some());
+        let Some([a, b, c]) = self.triangle_uvs.get(t).filter(|_| textured) else {
+            return 0.0;
+        };
+        let uv_area = 0.5 * (*b - *a).perp_dot(*c - *a).abs();
+        let scale = (uv_area / area()).sqrt();
+        if scale.is_finite() { scale } else { 0.0 }
+    }
+}
+
+/// The linear RGB of a texture at `uv` seen through a footprint `uv_across` wide in texture
+/// coordinates: bilinearly filtered in the mip level whose texels are nearest that wide
+/// (level 0, the image, when they are narrower or the width is not a finite positive number).
+/// Distant textured surfaces then show their mean colour rather than a scatter of texels
+/// (which also read memory all over a large image).
+pub fn sample_mipmapped(image: &TextureImage, uv: Vec2, uv_across: f32) -> [f32; 3] {
+    let texels_across = uv_across * ((image.width as f32) * (image.height as f32)).sqrt();
+    // Level k has texels 2^k wide: the nearest level in log2 is round(log2(texels_across)),
+    // level 1 from sqrt(2) texels on.
+    if texels_across.is_nan() || texels_across < std::f32::consts::SQRT_2 {
+        return sample_bilinear(image, uv);
+    }
+    // round(log2(x)) = floor(log2(x * sqrt(2))): the float's exponent.
+    let level = (((texels_across * std::f32::consts::SQRT_2).to_bits() >> 23) - 127) as usize;
+    let levels = image.derived(mip_levels);
+    match levels.get(level.min(levels.len()).wrapping_sub(1)) {
+        Some(smaller) => sample_bilinear(smaller, uv),
+        None => sample_bilinear(image, uv),
+    }
+}
+
+/// Mip levels 1, 2, …: each half the size of the one before (rounded down, at least 1), each
+/// texel the mean in linear light of the (up to) 2 x 2 texels it covers, down to 1 x 1.
+pub fn mip_levels(image: &TextureImage) -> Vec<TextureImage> {
+    let mut levels: Vec<TextureImage> = Vec::new();
+    let valid = |i: &TextureImage| {
+        i.width > 0 && i.height > 0 && i.rgba.len() >= i.width as usize * i.height as usize * 4
+    };
+    if !valid(image) {
+        return levels;
+    }
+    let to_linear = &tables().to_linear;
+    loop {
+        let above = levels.last().unwrap_or(image);
+        if above.width == 1 && above.height == 1 {
+            return levels;
+        }
+        let (w, h) = ((above.width / 2).max(1), (above.height / 2).max(1));
+        let (aw, ah) = (above.width as usize, above.height as usize);
+        let mut rgba = Vec::with_capacity(w as usize * h as usize * 4);
+        for y in 0..h as usize {
+            let rows = [2 * y, (2 * y + 1).min(ah - 1)];
+            for x in 0..w as usize {
+                let cols = [2 * x, (2 * x + 1).min(aw - 1)];
+                let mut sum = [0.0f32; 4];
+                for row in rows {
+                    for col in cols {
+                        let texel = &above.rgba[(row * aw + col) * 4..][..4];
+                        for k in 0..3 {
+                            sum[k] += to_linear[usize::from(texel[k])];
+                        }
+                        sum[3] += f32::from(texel[3]);
+                    }
+                }
+                let colour = [0, 1, 2].map(|k| linear_to_srgb_byte(sum[k] / 4.0));
+                rgba.extend_from_slice(&colour);
+                rgba.push((sum[3] / 4.0).round() as u8);
+            }
+        }
+        levels.push(TextureImage::new(w, h, rgba));
     }
 }
 
@@ -213,11 +294,10 @@ pub fn linear_to_srgb_byte(linear: f32) -> u8 {
     // the lower end of the value's cell (exact: scaling by a power of two does not round),
     // then step over the halfway point (at most one) between there and the value.
     let cell = (linear.clamp(0.0, 1.0) * CELLS as f32) as usize;
-    let mut byte = usize::from(t.byte_at_cell[cell.min(CELLS)]);
-    while byte < t.halfway.len() && t.halfway[byte] <= linear {
-        byte += 1;
-    }
-    byte as u8
+    let byte = usize::from(t.byte_at_cell[cell.min(CELLS)]);
+    // A step taken or not by arithmetic: which one is unpredictable, and a branch on it cost
+    // more than the rest of the conversion.
+    (byte + usize::from(t.halfway.get(byte).is_some_and(|&h| h <= linear))) as u8
 }
 
 /// Cells of the linear range `0..1` indexing [`SrgbTables::byte_at_cell`].
@@ -302,13 +382,41 @@ mod tests {
     }
 
     #[test]
+    fn mip_levels_halve_down_to_one_texel_averaging_in_linear_light() {
+        // 5 x 3, black and white columns alternating.
+        let rgba: Vec<u8> = (0..15)
+            .flat_map(|k| {
+                let v = if k % 2 == 0 { 0 } else { 255 };
+                [v, v, v, 255]
+            })
+            .collect();
+        let image = TextureImage::new(5, 3, rgba);
+        let levels = mip_levels(&image);
+        let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+        assert_eq!(sizes, [(2, 1), (1, 1)]);
+        // Two black and two white texels average to linear 0.5, not to byte 128.
+        assert_eq!(&levels[0].rgba[..4], &[188, 188, 188, 255]);
+        // The levels are made once and kept with the image.
+        assert_eq!(image.derived(mip_levels).len(), 2);
+        assert!(image.derived(|_| Vec::new()).len() == 2);
+        // A footprint under sqrt(2) texels samples the image itself; a wide one the mean.
+        let uv = Vec2::new(0.5, 0.5);
+        assert_eq!(
+            sample_mipmapped(&image, uv, 0.2),
+            sample_bilinear(&image, uv)
+        );
+        assert_eq!(
+            sample_mipmapped(&image, uv, f32::NAN),
+            sample_bilinear(&image, uv)
+        );
+        let far = sample_mipmapped(&image, uv, 100.0);
+        assert!((far[0] - srgb_byte_to_linear(188)).abs() < 1e-6, "{far:?}");
+    }
+
+    #[test]
     fn bilinear_hits_texel_centres_and_blends_between() {
         // 2 x 1: black, white.
-        let image = TextureImage {
-            width: 2,
-            height: 1,
-            rgba: vec![0, 0, 0, 255, 255, 255, 255, 255],
-        };
+        let image = TextureImage::new(2, 1, vec![0, 0, 0, 255, 255, 255, 255, 255]);
         assert_eq!(sample_bilinear(&image, Vec2::new(0.25, 0.5)), [0.0; 3]);
         assert_eq!(sample_bilinear(&image, Vec2::new(0.75, 0.5)), [1.0; 3]);
         let mid = sample_bilinear(&image, Vec2::new(0.5, 0.5));

@@ -135,11 +135,39 @@ impl BuiltScene {
         self.objects.get(instance as usize)
     }
 
-    /// The linear colour of a hit on `triangle` of `instance` at barycentric `(u, v)`.
-    pub fn colour_at(&self, instance: u32, triangle: u32, u: f32, v: f32) -> Option<[f32; 3]> {
+    /// The linear colour of a hit on `triangle` of `instance` at barycentric `(u, v)`, seen
+    /// through a footprint `uv_across` wide in texture coordinates (its width in metres times
+    /// [`BuiltScene::texture_scale`]; 0 for the full-resolution texture).
+    pub fn colour_at(
+        &self,
+        instance: u32,
+        triangle: u32,
+        [u, v]: [f32; 2],
+        uv_across: f32,
+    ) -> Option<[f32; 3]> {
         self.instance_surfaces
             .get(instance as usize)?
-            .colour_at(triangle, u, v)
+            .colour_at(triangle, u, v, uv_across)
+    }
+
+    /// Texture coordinates per metre on `triangle` of `instance` as it is now (0 where it has
+    /// no texture): what turns a pixel's footprint into a texture level of detail.
+    pub fn texture_scale(&self, instance: u32, triangle: u32) -> f32 {
+        let Some(surface) = self.instance_surfaces.get(instance as usize) else {
+            return 0.0;
+        };
+        surface.texture_scale(triangle, || {
+            let inst = self.scene.instance(instance);
+            let mesh = self.scene.mesh(inst.mesh);
+            let Some(corners) = mesh.triangles().get(triangle as usize) else {
+                return 0.0;
+            };
+            let [a, b, c] = corners.map(|k| {
+                inst.world_from_mesh
+                    .transform_point3a(mesh.vertices()[k as usize])
+            });
+            0.5 * (b - a).cross(c - a).length()
+        })
     }
 
     /// The world-frame shading normal (unit) of a hit on `triangle` of `instance` at

@@ -37,7 +37,7 @@ fn colour(built: &BuiltScene, origin: [f32; 3], dir: Vec3A) -> [f32; 3] {
     let ray = Ray::new(Vec3A::from_array(origin), dir, 0.0, 100.0).unwrap();
     let hit = built.scene.closest(&ray).unwrap();
     built
-        .colour_at(hit.instance, hit.triangle, hit.u, hit.v)
+        .colour_at(hit.instance, hit.triangle, [hit.u, hit.v], 0.0)
         .unwrap()
 }
 

@@ -338,6 +338,13 @@ struct BlockOut<'a> {
 }
 
 impl Pass<'_> {
+    /// How wide a sample's footprint is at depth 1 across the optical axis, with `aa` x `aa`
+    /// samples per pixel (the lens's directions have depth 1).
+    fn pixel_width(&self, aa: usize) -> f32 {
+        let i = self.lens.intrinsics();
+        (1.0 / ((i.fx * i.fy).sqrt() * aa as f64)) as f32
+    }
+
     /// Fills the block of pixels `first..first + out.depth.len()` (row-major indices, whole
     /// rows from an even one), from the rasterised `raster` hits of these pixels (row-major) or
     /// else by casting rays.
@@ -384,7 +391,7 @@ impl Pass<'_> {
         };
         let aa = self.antialias;
         let colours: Vec<[f32; 3]> = if aa == 1 {
-            shade(view, origin, &dirs, &hits, light)
+            shade(view, origin, &dirs, &hits, light, self.pixel_width(1))
         } else {
             // N x N samples per pixel, consecutive (neighbours for the ray caster's packets).
             let offsets: Vec<f64> = (0..aa)
@@ -408,7 +415,14 @@ impl Pass<'_> {
                     *hit = None;
                 }
             }
-            let samples = shade(view, origin, &sample_dirs, &sample_hits, light);
+            let samples = shade(
+                view,
+                origin,
+                &sample_dirs,
+                &sample_hits,
+                light,
+                self.pixel_width(aa),
+            );
             let weight = 1.0 / (aa * aa) as f32;
             samples
                 .chunks_exact(aa * aa)
@@ -430,31 +444,54 @@ impl Pass<'_> {
     }
 }
 
-/// Linear colours of hits seen along `dirs` from `origin`, lit by `light` (on this thread).
+/// Linear colours of hits seen along `dirs` (of depth 1) from `origin`, each sample
+/// `pixel_width` wide at depth 1, lit by `light` (on this thread).
 fn shade(
     view: &SceneView<'_>,
     origin: Vec3A,
     dirs: &[Vec3A],
     hits: &[Option<crate::Target>],
     light: &Lighting,
+    pixel_width: f32,
 ) -> Vec<[f32; 3]> {
     // Albedo and the sun's incidence of each hit (negative: sky), and a shadow ray for those
     // facing the sun.
     let mut lit: Vec<([f32; 3], f32)> = Vec::with_capacity(hits.len());
     let mut shadow_rays = Vec::new();
     let mut shadow_of = Vec::new();
+    // Neighbouring samples mostly share a triangle: its texture scale is found once.
+    let mut scale_of: Option<((u32, u32), f32)> = None;
     for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
         let Some(t) = hit else {
             let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
             lit.push((background, -1.0));
             continue;
         };
+        let cos = t.normal.dot(*dir);
+        let key = (t.surface.0, t.surface.1);
+        let scale = match scale_of {
+            Some((k, scale)) if k == key => scale,
+            _ => {
+                let scale = view.texture_scale(t);
+                scale_of = Some((key, scale));
+                scale
+            }
+        };
+        // The sample's footprint on a textured surface, in texture coordinates: its width
+        // across the line of sight, spread by the obliquity (up to 16 times, where texture
+        // levels stop mattering anyway).
+        let uv_across = if scale > 0.0 {
+            let obliquity = (cos.abs() / dir.length()).max(1.0 / 16.0);
+            t.t * pixel_width / obliquity * scale
+        } else {
+            0.0
+        };
         let albedo = view
-            .colour(t)
+            .colour(t, uv_across)
             .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
         // Lambert from the side the camera sees, with the interpolated normal of a smooth
         // surface turned to that side too.
-        let toward_camera = if t.normal.dot(*dir) > 0.0 { -1.0 } else { 1.0 };
+        let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
         let facing = t.normal * toward_camera;
         let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
         let incidence = shading.dot(light.to_sun).max(0.0);

@@ -256,9 +256,15 @@ impl SceneView<'_> {
     }
 
     /// The linear colour of the surface a beam hit (`None` if the scene has no look for it).
-    pub fn colour(&self, target: &Target) -> Option<[f32; 3]> {
-        let (instance, triangle, [u, v]) = target.surface;
-        self.built.colour_at(instance, triangle, u, v)
+    pub fn colour(&self, target: &Target, uv_across: f32) -> Option<[f32; 3]> {
+        let (instance, triangle, uv) = target.surface;
+        self.built.colour_at(instance, triangle, uv, uv_across)
+    }
+
+    /// Texture coordinates per metre where a beam hit (0: untextured).
+    pub fn texture_scale(&self, target: &Target) -> f32 {
+        let (instance, triangle, _) = target.surface;
+        self.built.texture_scale(instance, triangle)
     }
 
     /// Whether each of a run of neighbouring rays is blocked (shadow rays), on this thread.

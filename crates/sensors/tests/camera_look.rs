@@ -2,7 +2,8 @@
 //! computed here), sunlight and shadows have Lambert's values, lens distortion moves a point to
 //! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points and takes the
 //! colour of the pixel each point projects to, depth noise has its sigma on independent rows
-//! whatever the thread count, and the walking Walker's 2D box holds every pixel labelled with it.
+//! whatever the thread count, the walking Walker's 2D box holds every pixel labelled with it,
+//! and a texture seen from afar shows its mean colour (mip levels).
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 mod common;
@@ -153,6 +154,51 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
         .max()
         .unwrap();
     assert!(worst <= 1, "Collada differs from OBJ by {worst} levels");
+}
+
+#[test]
+fn a_minified_checkerboard_shows_its_mean_grey_not_a_moire() {
+    // A 240 x 240 checkerboard of single black and white texels on the quad: 3.75 texels a
+    // pixel. Sampling the full image would give each pixel whatever mix its centre falls on
+    // (0 to 255); mip level 2 (4 x 4 texels a texel) is uniformly the mean, linear 0.5.
+    let dir = scratch("minified_checker");
+    let side = 240u32;
+    let flat: Vec<u8> = (0..side * side)
+        .map(|k| {
+            if (k % side + k / side).is_multiple_of(2) {
+                0
+            } else {
+                255
+            }
+        })
+        .collect();
+    let mut png_bytes = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut png_bytes, side, side);
+        e.set_color(png::ColorType::Grayscale);
+        e.set_depth(png::BitDepth::Eight);
+        e.write_header().unwrap().write_image_data(&flat).unwrap();
+    }
+    std::fs::write(dir.join("fine.png"), png_bytes).unwrap();
+    std::fs::write(
+        dir.join("quad.mtl"),
+        "newmtl tex\nKd 1 1 1\nmap_Kd fine.png\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("quad.obj"),
+        "mtllib quad.mtl\nv 2 1 1\nv 2 -1 1\nv 2 -1 -1\nv 2 1 -1\n\
+         vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
+    )
+    .unwrap();
+    let f = first_camera(&quad_world(&dir.join("quad.obj")));
+    let grey = linear_to_srgb(0.5);
+    let worst = f
+        .rgb
+        .iter()
+        .map(|&b| (f64::from(b) - grey).abs())
+        .fold(0.0, f64::max);
+    assert!(worst <= 1.5, "{worst} levels from the mean grey {grey}");
 }
 
 /// A block showing `model` under flat light, and a 64 x 64 camera at the origin looking along +X

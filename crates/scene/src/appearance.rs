@@ -226,7 +226,7 @@ pub fn mip_levels(image: &TextureImage) -> Vec<TextureImage> {
                         sum[3] += f32::from(texel[3]);
                     }
                 }
-                let colour = [0, 1, 2].map(|k| linear_to_srgb_byte(sum[k] / 4.0));
+                let colour = linear_to_srgb_bytes([sum[0], sum[1], sum[2]].map(|c| c / 4.0));
                 rgba.extend_from_slice(&colour);
                 rgba.push((sum[3] / 4.0).round() as u8);
             }
@@ -289,7 +289,16 @@ pub fn srgb_byte_to_linear(byte: u8) -> f32 {
 /// Linear 0..1 to the nearest sRGB byte (clamped), by search in a table of the linear values
 /// halfway between bytes (exactly `round(255 * srgb(linear))`, without a power per call).
 pub fn linear_to_srgb_byte(linear: f32) -> u8 {
+    srgb_byte_in(tables(), linear)
+}
+
+/// [`linear_to_srgb_byte`] of each channel.
+pub fn linear_to_srgb_bytes(linear: [f32; 3]) -> [u8; 3] {
     let t = tables();
+    linear.map(|c| srgb_byte_in(t, c))
+}
+
+fn srgb_byte_in(t: &SrgbTables, linear: f32) -> u8 {
     // The byte is the number of halfway points at or below the value: start from the count at
     // the lower end of the value's cell (exact: scaling by a power of two does not round),
     // then step over the halfway point (at most one) between there and the value.

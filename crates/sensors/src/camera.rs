@@ -21,7 +21,7 @@
 use crate::SceneView;
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Ray;
-use passerby_scene::appearance::linear_to_srgb_byte;
+use passerby_scene::appearance::linear_to_srgb_bytes;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Intrinsics, World};
 use rayon::prelude::*;
@@ -439,7 +439,7 @@ impl Pass<'_> {
         };
         for (&p, c) in order.iter().zip(&colours) {
             let q = 3 * (p - first);
-            rgb[q..q + 3].copy_from_slice(&c.map(linear_to_srgb_byte));
+            rgb[q..q + 3].copy_from_slice(&linear_to_srgb_bytes(*c));
         }
     }
 }

@@ -118,10 +118,13 @@ pub fn visible_in_bands<T: Send>(
                     if z < near {
                         return (q, [f64::NAN; 3], 0);
                     }
+                    // One division: a vertex is projected once for all its triangles, so
+                    // neighbours still meet exactly.
+                    let inv_z = 1.0 / z;
                     let screen = [
-                        fx * f64::from(q.x) / z + cx,
-                        fy * f64::from(q.y) / z + cy,
-                        1.0 / z,
+                        fx * f64::from(q.x) * inv_z + cx,
+                        fy * f64::from(q.y) * inv_z + cy,
+                        inv_z,
                     ];
                     let beyond = u8::from(screen[0] < 0.0)
                         | u8::from(screen[0] > last_col) << 1
@@ -206,15 +209,16 @@ pub fn visible_in_bands<T: Send>(
                 let Some(weights) = setup.weights(t, (k % w, first_row + k / w)) else {
                     continue;
                 };
-                let inv = weights[0] + weights[1] + weights[2];
+                // The weights sum to 1 / depth.
+                let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
                 let bary = |c: usize| {
                     (weights[0] * t.bary[0][c]
                         + weights[1] * t.bary[1][c]
                         + weights[2] * t.bary[2][c])
-                        / inv
+                        * depth
                 };
                 *slot = Some(RasterHit {
-                    depth: (1.0 / inv) as f32,
+                    depth: depth as f32,
                     instance: t.instance,
                     triangle: t.triangle,
                     uv: [bary(0) as f32, bary(1) as f32],

@@ -161,7 +161,7 @@ impl Topics {
         let nanos = self.nanos(c.stamp);
         let size = (c.intrinsics.ncols, c.intrinsics.nrows);
         let pixels = u64::from(size.0) * u64::from(size.1);
-        let data = ros::image(nanos, optical, size, "rgb8", &c.rgb, |v| [v]);
+        let data = ros::image_of_bytes(nanos, optical, size, "rgb8", &c.rgb);
         self.push(
             out,
             &format!("{topic}/image_raw"),

@@ -193,3 +193,19 @@ pub fn image<T: Copy, const N: usize>(
     });
     c.finish()
 }
+
+/// As [`image`], for pixels already in their bytes (`rgb8`): copied in one go.
+pub fn image_of_bytes(
+    nanos: u64,
+    frame: &str,
+    (width, height): (u32, u32),
+    encoding: &str,
+    data: &[u8],
+) -> Vec<u8> {
+    let mut c = Cdr::with_capacity(128 + data.len());
+    header(&mut c, nanos, frame);
+    c.u32(height).u32(width).string(encoding).u8(0);
+    let step = data.len() as u32 / height.max(1);
+    c.u32(step).bytes(data);
+    c.finish()
+}

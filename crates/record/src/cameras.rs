@@ -243,7 +243,7 @@ impl Topics {
                 u16::to_le_bytes,
             );
             let pixels = u64::from(size.0) * u64::from(size.1);
-            self.push_incompressible(
+            self.push(
                 out,
                 &format!("{topic}_depth/image_raw"),
                 &ros::IMAGE,
@@ -251,6 +251,7 @@ impl Topics {
                 data,
                 pixels,
             );
+            Topics::incompressible(out);
             let data = camera_info(nanos, &optical, i);
             self.push(
                 out,
@@ -262,13 +263,14 @@ impl Topics {
             );
         }
         let data = depth_points(&f.points, coloured, nanos, &optical);
-        self.push_incompressible(
+        self.push(
             out,
             &format!("{topic}_points"),
             &ros::POINT_CLOUD2,
             now,
             data,
             f.points.xyz.len() as u64,
-        )
+        );
+        Topics::incompressible(out);
     }
 }

@@ -436,18 +436,9 @@ impl Topics {
         });
     }
 
-    /// As [`Topics::push`], for a message LZ4 barely shrinks (a point cloud, a noisy depth
-    /// image).
-    pub(crate) fn push_incompressible(
-        &self,
-        out: &mut Vec<Message>,
-        topic: &str,
-        ty: &MsgType,
-        log_seconds: f64,
-        data: Vec<u8>,
-        points: u64,
-    ) {
-        self.push(out, topic, ty, log_seconds, data, points);
+    /// Marks the message last added to `out` as one LZ4 barely shrinks (a point cloud, a noisy
+    /// depth image), so `--compression auto` stores its chunk.
+    pub(crate) fn incompressible(out: &mut [Message]) {
         if let Some(m) = out.last_mut() {
             m.content = Content::Incompressible;
         }
@@ -470,14 +461,15 @@ impl Topics {
                 let (topic, frame, _) = self.topic_and_frame(&c.sensor);
                 let data = encode::point_cloud(c, self.nanos(c.stamp), &frame);
                 let points = c.points.len() as u64;
-                self.push_incompressible(
+                self.push(
                     out,
                     &format!("{topic}_points"),
                     &ros::POINT_CLOUD2,
                     now,
                     data,
                     points,
-                )
+                );
+                Topics::incompressible(out);
             }
             Observation::LaserScan(s) => {
                 let (topic, frame, period) = self.topic_and_frame(&s.sensor);

@@ -97,29 +97,9 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
     let texels: Vec<[u8; 3]> = (0..16u8)
         .map(|i| [i * 16, 255 - i * 13, ((u16::from(i) * 97) % 251) as u8])
         .collect();
-    let mut png_bytes = Vec::new();
-    {
-        let mut e = png::Encoder::new(&mut png_bytes, 4, 4);
-        e.set_color(png::ColorType::Rgb);
-        e.set_depth(png::BitDepth::Eight);
-        let flat: Vec<u8> = texels.iter().flatten().copied().collect();
-        e.write_header().unwrap().write_image_data(&flat).unwrap();
-    }
-    std::fs::write(dir.join("checker.png"), png_bytes).unwrap();
-    std::fs::write(
-        dir.join("quad.mtl"),
-        "newmtl tex\nKd 1 1 1\nmap_Kd checker.png\n",
-    )
-    .unwrap();
-    // Image top-left (world +Y, +Z as the camera looks along +X) is the texture's top-left:
-    // OBJ's v grows upwards.
-    std::fs::write(
-        dir.join("quad.obj"),
-        "mtllib quad.mtl\nv 2 1 1\nv 2 -1 1\nv 2 -1 -1\nv 2 1 -1\n\
-         vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
-    )
-    .unwrap();
-    let f = first_camera(&quad_world(&dir.join("quad.obj")));
+    let flat: Vec<u8> = texels.iter().flatten().copied().collect();
+    let obj = textured_quad_obj(&dir, (4, png::ColorType::Rgb), &flat);
+    let f = first_camera(&quad_world(&obj));
     // Pixel u meets the quad at texture coordinate (u + 0.5) / 64; texel centres are at
     // (k + 0.5) / 4; between them the reference blends linearly in linear light, repeating.
     let texel = |x: i64, y: i64| texels[(y.rem_euclid(4) * 4 + x.rem_euclid(4)) as usize];
@@ -172,26 +152,8 @@ fn a_minified_checkerboard_shows_its_mean_grey_not_a_moire() {
             }
         })
         .collect();
-    let mut png_bytes = Vec::new();
-    {
-        let mut e = png::Encoder::new(&mut png_bytes, side, side);
-        e.set_color(png::ColorType::Grayscale);
-        e.set_depth(png::BitDepth::Eight);
-        e.write_header().unwrap().write_image_data(&flat).unwrap();
-    }
-    std::fs::write(dir.join("fine.png"), png_bytes).unwrap();
-    std::fs::write(
-        dir.join("quad.mtl"),
-        "newmtl tex\nKd 1 1 1\nmap_Kd fine.png\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("quad.obj"),
-        "mtllib quad.mtl\nv 2 1 1\nv 2 -1 1\nv 2 -1 -1\nv 2 1 -1\n\
-         vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
-    )
-    .unwrap();
-    let f = first_camera(&quad_world(&dir.join("quad.obj")));
+    let obj = textured_quad_obj(&dir, (side, png::ColorType::Grayscale), &flat);
+    let f = first_camera(&quad_world(&obj));
     let grey = linear_to_srgb(0.5);
     let worst = f
         .rgb
@@ -199,6 +161,34 @@ fn a_minified_checkerboard_shows_its_mean_grey_not_a_moire() {
         .map(|&b| (f64::from(b) - grey).abs())
         .fold(0.0, f64::max);
     assert!(worst <= 1.5, "{worst} levels from the mean grey {grey}");
+}
+
+/// Writes into `dir` a 2 m OBJ quad at x = 2 facing -X whose material's texture is the square
+/// PNG of `side` x `side` 8-bit pixels `pixels` of `colour` type; returns the OBJ's path.
+fn textured_quad_obj(dir: &Path, (side, colour): (u32, png::ColorType), pixels: &[u8]) -> PathBuf {
+    let mut png_bytes = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut png_bytes, side, side);
+        e.set_color(colour);
+        e.set_depth(png::BitDepth::Eight);
+        e.write_header().unwrap().write_image_data(pixels).unwrap();
+    }
+    std::fs::write(dir.join("texture.png"), png_bytes).unwrap();
+    std::fs::write(
+        dir.join("quad.mtl"),
+        "newmtl tex\nKd 1 1 1\nmap_Kd texture.png\n",
+    )
+    .unwrap();
+    // Image top-left (world +Y, +Z as the camera looks along +X) is the texture's top-left:
+    // OBJ's v grows upwards.
+    let obj = dir.join("quad.obj");
+    std::fs::write(
+        &obj,
+        "mtllib quad.mtl\nv 2 1 1\nv 2 -1 1\nv 2 -1 -1\nv 2 1 -1\n\
+         vt 0 1\nvt 1 1\nvt 1 0\nvt 0 0\nusemtl tex\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n",
+    )
+    .unwrap();
+    obj
 }
 
 /// A block showing `model` under flat light, and a 64 x 64 camera at the origin looking along +X
@@ -220,7 +210,7 @@ const COLLADA_QUAD: &str = r##"<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
   <asset><created>2026-01-01T00:00:00</created><modified>2026-01-01T00:00:00</modified>
     <unit name="meter" meter="1"/><up_axis>Y_UP</up_axis></asset>
-  <library_images><image id="checker-img"><init_from>checker.png</init_from></image></library_images>
+  <library_images><image id="checker-img"><init_from>texture.png</init_from></image></library_images>
   <library_effects><effect id="fx"><profile_COMMON>
     <newparam sid="surf"><surface type="2D"><init_from>checker-img</init_from></surface></newparam>
     <newparam sid="samp"><sampler2D><source>surf</source></sampler2D></newparam>

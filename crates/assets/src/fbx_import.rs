@@ -5,7 +5,9 @@
 //! Node rest transforms are ufbx's `local_transform` (pre/post-rotations and pivots folded in);
 //! each animation stack becomes a clip by baking it with `ufbx::bake_anim` into linear keys of
 //! the same local transforms. Skin clusters give the joints, `geometry_to_bone` is the inverse
-//! bind matrix, and mesh vertices are the control points in geometry space.
+//! bind matrix, and mesh vertices are the control points in geometry space, one more for each
+//! further texture coordinate a control point takes (FBX keeps them per face corner). A mesh is
+//! split by the materials its faces use; textures come embedded or from beside the file.
 //!
 //! Counting: every FBX node except ufbx's synthetic root is a node here; a joint is a node that
 //! some skin cluster binds (helper bones without weights are nodes, not joints).
@@ -65,10 +67,7 @@ pub fn import(path: &Path, bytes: &[u8]) -> Result<Model, AssetError> {
         path: path.to_path_buf(),
         reason,
     };
-    let opts = ufbx::LoadOpts {
-        ignore_embedded: true,
-        ..Default::default()
-    };
+    let opts = ufbx::LoadOpts::default();
     let scene = ufbx::load_memory(bytes, opts)
         .map_err(|e| invalid(format!("not a readable FBX file: {}", e.description)))?;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build(path, &scene)));
@@ -110,16 +109,25 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
     let eval_order = crate::gltf_import::parents_first(&nodes)
         .ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
 
-    // Materials.
+    // Materials, indexed by ufbx typed_id; a textured one shows its texture unscaled (as
+    // assimp, and as our Collada import).
+    let dir = path.parent().unwrap_or(Path::new("."));
     let materials: Vec<Material> = scene
         .materials
         .iter()
         .map(|m| {
             let c = m.pbr.base_color.value_vec4;
+            let texture = (m.pbr.base_color.texture.as_ref())
+                .or(m.fbx.diffuse_color.texture.as_ref())
+                .map(|t| texture_of(t, dir, &mut warnings));
+            let base_color = match texture {
+                Some(_) => [1.0, 1.0, 1.0, c.w as f32],
+                None => [c.x as f32, c.y as f32, c.z as f32, c.w as f32],
+            };
             Material {
                 name: m.element.name.to_string(),
-                base_color: [c.x as f32, c.y as f32, c.z as f32, c.w as f32],
-                texture: None,
+                base_color,
+                texture,
             }
         })
         .collect();
@@ -134,25 +142,13 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             continue;
         };
         let geometry_to_node = mat4(&node.geometry_to_node);
-        let mut positions: Vec<Vec3> = mesh.vertices.iter().map(|v| vec3(*v)).collect();
-        let mut triangles = Vec::with_capacity(mesh.num_triangles);
-        let mut scratch = vec![0u32; mesh.max_face_triangles * 3];
-        for face in mesh.faces.iter() {
-            if face.num_indices < 3 {
-                continue;
-            }
-            let n = mesh.triangulate_face(&mut scratch, *face) as usize;
-            for t in scratch[..3 * n].chunks_exact(3) {
-                let v = |i: u32| mesh.vertex_indices[i as usize];
-                triangles.push([v(t[0]), v(t[1]), v(t[2])]);
-            }
-        }
+        let control_points: Vec<Vec3> = mesh.vertices.iter().map(|v| vec3(*v)).collect();
         let skin = match mesh.skin_deformers.first() {
             Some(deformer) => {
                 let skin_index = skins.len();
                 let mut joints = Vec::new();
                 let mut inverse_bind = Vec::new();
-                let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); positions.len()];
+                let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); control_points.len()];
                 for cluster in deformer.clusters.iter() {
                     let Some(bone) = cluster.bone_node.as_ref() else {
                         continue;
@@ -186,24 +182,97 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
                     weights,
                 })
             }
-            None => {
+            None => None,
+        };
+        // One mesh per material the faces use (all faces when there are none). Vertices are
+        // control points, one more for each further texture coordinate a control point takes
+        // (FBX keeps them per face corner; as our Collada import).
+        let parts: Vec<(Option<usize>, Vec<u32>)> = if mesh.materials.is_empty() {
+            vec![(None, (0..mesh.faces.len() as u32).collect())]
+        } else {
+            (mesh.material_parts.iter())
+                .filter(|p| p.num_triangles > 0)
+                .map(|p| {
+                    let material = mesh
+                        .materials
+                        .get(p.index as usize)
+                        .map(|m| m.element.typed_id as usize)
+                        .filter(|&m| m < materials.len());
+                    (material, p.face_indices.iter().copied().collect())
+                })
+                .collect()
+        };
+        let uv_layer = &mesh.vertex_uv;
+        let mut scratch = vec![0u32; mesh.max_face_triangles * 3];
+        for (material, faces) in parts {
+            let mut vertex_of: std::collections::HashMap<(u32, u32), u32> =
+                std::collections::HashMap::new();
+            let mut corners: Vec<(u32, u32)> = Vec::new();
+            let mut triangles = Vec::new();
+            for &f in &faces {
+                let Some(face) = mesh.faces.get(f as usize) else {
+                    continue;
+                };
+                if face.num_indices < 3 {
+                    continue;
+                }
+                let n = mesh.triangulate_face(&mut scratch, *face) as usize;
+                for t in scratch[..3 * n].chunks_exact(3) {
+                    triangles.push([t[0], t[1], t[2]].map(|corner| {
+                        let point = mesh.vertex_indices[corner as usize];
+                        let uv = if uv_layer.exists {
+                            uv_layer.indices[corner as usize]
+                        } else {
+                            u32::MAX
+                        };
+                        *vertex_of.entry((point, uv)).or_insert_with(|| {
+                            corners.push((point, uv));
+                            corners.len() as u32 - 1
+                        })
+                    }));
+                }
+            }
+            let mut positions: Vec<Vec3> = corners
+                .iter()
+                .map(|&(p, _)| control_points[p as usize])
+                .collect();
+            if skin.is_none() {
                 // Unskinned: bake the geometry transform into the vertices.
                 for p in &mut positions {
                     *p = geometry_to_node.transform_point3(*p);
                 }
-                None
             }
-        };
-        meshes.push(Mesh {
-            name: mesh.element.name.to_string(),
-            node: node_index,
-            positions,
-            normals: Vec::new(),
-            uvs: Vec::new(),
-            triangles,
-            material: None,
-            skin,
-        });
+            // FBX's texture v grows upwards; ours (glTF's) downwards.
+            let uvs = if uv_layer.exists {
+                corners
+                    .iter()
+                    .map(|&(_, uv)| {
+                        let v = uv_layer.values[uv as usize];
+                        glam::Vec2::new(v.x as f32, 1.0 - v.y as f32)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let binding = skin.as_ref().map(|s| SkinBinding {
+                skin: s.skin,
+                joints: corners.iter().map(|&(p, _)| s.joints[p as usize]).collect(),
+                weights: corners
+                    .iter()
+                    .map(|&(p, _)| s.weights[p as usize])
+                    .collect(),
+            });
+            meshes.push(Mesh {
+                name: mesh.element.name.to_string(),
+                node: node_index,
+                positions,
+                normals: Vec::new(),
+                uvs,
+                triangles,
+                material,
+                skin: binding,
+            });
+        }
     }
 
     // Clips: each animation stack baked to linear keys.
@@ -319,6 +388,23 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
     })
 }
 
+/// A material's texture: its embedded image, else the file its relative path names beside the
+/// model (else its absolute path).
+fn texture_of(t: &ufbx::Texture, dir: &Path, warnings: &mut Vec<String>) -> Texture {
+    if !t.content.is_empty() {
+        let source = format!("embedded `{}`", t.relative_filename);
+        return Texture::from_bytes(source, Ok(t.content.to_vec()), warnings);
+    }
+    let relative = t.relative_filename.replace('\\', "/");
+    let file = if relative.is_empty() {
+        std::path::PathBuf::from(t.filename.to_string())
+    } else {
+        dir.join(relative)
+    };
+    let bytes = std::fs::read(&file).map_err(|e| e.to_string());
+    Texture::from_bytes(file.display().to_string(), bytes, warnings)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +419,17 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         let model = import(&path, &bytes).unwrap();
         let scene = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()).unwrap();
+        // Our vertices are control points, split where they take several texture coordinates:
+        // each is matched to the control points at its very position (copied bit for bit).
+        let key = |v: Vec3| v.to_array().map(f32::to_bits);
+        let mut points_at: std::collections::HashMap<[u32; 3], Vec<usize>> = Default::default();
+        let source = scene.meshes.iter().next().unwrap();
+        for (p, v) in source.vertices.iter().enumerate() {
+            points_at.entry(key(vec3(*v))).or_default().push(p);
+        }
+        let our_points: Vec<&Vec<usize>> = (model.meshes.iter())
+            .flat_map(|m| m.positions.iter().map(|&v| &points_at[&key(v)]))
+            .collect();
         let mut poser = Poser::new();
         let mut pose = Pose::rest(&model);
         let mut worst = 0.0f32;
@@ -365,13 +462,23 @@ mod tests {
                     .iter()
                     .map(|c| mat4(&c.geometry_to_world))
                     .collect();
-                for (i, v) in mesh.vertices.iter().enumerate() {
-                    let m = (0..4).fold(Mat4::ZERO, |acc, k| {
-                        acc + clusters[joints[i][k] as usize] * weights[i][k]
-                    });
-                    let theirs = m.transform_point3(vec3(*v));
-                    worst = worst.max(theirs.distance(ours[i]));
-                    extent = extent.max(theirs.abs().max_element());
+                let theirs: Vec<Vec3> = (mesh.vertices.iter().enumerate())
+                    .map(|(i, v)| {
+                        let m = (0..4).fold(Mat4::ZERO, |acc, k| {
+                            acc + clusters[joints[i][k] as usize] * weights[i][k]
+                        });
+                        m.transform_point3(vec3(*v))
+                    })
+                    .collect();
+                assert_eq!(ours.len(), our_points.len());
+                for (ours, points) in ours.iter().zip(&our_points) {
+                    let nearest = (points.iter())
+                        .map(|&p| theirs[p].distance(*ours))
+                        .fold(f32::INFINITY, f32::min);
+                    worst = worst.max(nearest);
+                }
+                for t in &theirs {
+                    extent = extent.max(t.abs().max_element());
                 }
             }
         }

@@ -237,13 +237,15 @@ fn gltf_samples_load_with_pinned_counts() {
             20,
             1.25,
         ),
-        // FBX: vertices are control points; joints are the bones a skin cluster binds (assimp
-        // counts 13 bones in this file; it has 14 clusters and 16 bone nodes); nodes include
-        // lights, cameras and `_end` leaf bones.
+        // FBX: vertices are control points, one more for each further texture coordinate a
+        // control point takes (Walker has none; the sample's 1058 points take 1348 pairs);
+        // joints are the bones a skin cluster binds (assimp counts 13 bones in this file; it
+        // has 14 clusters and 16 bone nodes); nodes include lights, cameras and `_end` leaf
+        // bones.
         ("characters/Walker.fbx", 532, 1040, 13, &[11], 3, 2.0),
         (
             "samples/fbx/animation_with_skeleton.fbx",
-            1058,
+            1348,
             2112,
             20,
             &[14],

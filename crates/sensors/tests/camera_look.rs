@@ -90,7 +90,7 @@ const FLAT_LIGHT: &str =
     "<lights><light_ambient>1.0</light_ambient><enable_shadows>false</enable_shadows></lights>";
 
 #[test]
-fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() {
+fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_collada_and_fbx() {
     // A 4 x 4 texture of distinct colours on a 2 m quad 2 m ahead, seen by a 64 x 64 camera whose
     // view it fills exactly.
     let dir = scratch("textured_quad");
@@ -134,7 +134,105 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_and_collada() 
         .max()
         .unwrap();
     assert!(worst <= 1, "Collada differs from OBJ by {worst} levels");
+
+    // And as FBX (ASCII; texture coordinates per face corner, the texture connected to the
+    // material's diffuse colour).
+    std::fs::write(dir.join("quad.fbx"), FBX_QUAD).unwrap();
+    let fbx = first_camera(&quad_world(&dir.join("quad.fbx")));
+    let worst = f
+        .rgb
+        .iter()
+        .zip(&fbx.rgb)
+        .map(|(a, b)| a.abs_diff(*b))
+        .max()
+        .unwrap();
+    assert!(worst <= 1, "FBX differs from OBJ by {worst} levels");
 }
+
+/// The OBJ quad as an ASCII FBX in the same frame (Y up, metres).
+const FBX_QUAD: &str = r#"; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+}
+GlobalSettings:  {
+	Version: 1000
+	Properties70:  {
+		P: "UpAxis", "int", "Integer", "",1
+		P: "UpAxisSign", "int", "Integer", "",1
+		P: "FrontAxis", "int", "Integer", "",2
+		P: "FrontAxisSign", "int", "Integer", "",1
+		P: "CoordAxis", "int", "Integer", "",0
+		P: "CoordAxisSign", "int", "Integer", "",1
+		P: "UnitScaleFactor", "double", "Number", "",100
+	}
+}
+Objects:  {
+	Geometry: 1000, "Geometry::Quad", "Mesh" {
+		Vertices: *12 {
+			a: 2,1,1,2,-1,1,2,-1,-1,2,1,-1
+		}
+		PolygonVertexIndex: *4 {
+			a: 0,1,2,-4
+		}
+		LayerElementUV: 0 {
+			Version: 101
+			Name: "UVMap"
+			MappingInformationType: "ByPolygonVertex"
+			ReferenceInformationType: "IndexToDirect"
+			UV: *8 {
+				a: 0,1,1,1,1,0,0,0
+			}
+			UVIndex: *4 {
+				a: 0,1,2,3
+			}
+		}
+		LayerElementMaterial: 0 {
+			Version: 101
+			Name: ""
+			MappingInformationType: "AllSame"
+			ReferenceInformationType: "IndexToDirect"
+			Materials: *1 {
+				a: 0
+			}
+		}
+		Layer: 0 {
+			Version: 100
+			LayerElement:  {
+				Type: "LayerElementUV"
+				TypedIndex: 0
+			}
+			LayerElement:  {
+				Type: "LayerElementMaterial"
+				TypedIndex: 0
+			}
+		}
+	}
+	Model: 2000, "Model::Quad", "Mesh" {
+		Version: 232
+	}
+	Material: 3000, "Material::tex", "" {
+		Version: 102
+		ShadingModel: "lambert"
+		Properties70:  {
+			P: "DiffuseColor", "Color", "", "A",0.8,0.8,0.8
+		}
+	}
+	Texture: 4000, "Texture::checker", "" {
+		Type: "TextureVideoClip"
+		Version: 202
+		TextureName: "Texture::checker"
+		FileName: "texture.png"
+		RelativeFilename: "texture.png"
+	}
+}
+Connections:  {
+	C: "OO",2000,0
+	C: "OO",1000,2000
+	C: "OO",3000,2000
+	C: "OP",4000,3000, "DiffuseColor"
+}
+"#;
 
 #[test]
 fn a_minified_checkerboard_shows_its_mean_grey_not_a_moire() {

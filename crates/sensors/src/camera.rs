@@ -48,6 +48,13 @@ pub struct Lens {
     order: Vec<usize>,
     /// The optical-frame direction (unit depth) through each pixel centre, in `order`.
     centres: Vec<Vec3A>,
+    /// Row-major pixel indices (the rasteriser's order), for [`Pass::block`] to share code
+    /// with the casting order.
+    row_major: Vec<usize>,
+    /// Without distortion, the direction through pixel `(col, row)` is
+    /// `(column_x[col], row_y[row], 1)`: computed, not read from an image-sized table.
+    column_x: Vec<f32>,
+    row_y: Vec<f32>,
 }
 
 impl Lens {
@@ -79,7 +86,15 @@ impl Lens {
             intrinsics: i.clone(),
             order: tile_order(w, h),
             centres: Vec::new(),
+            row_major: (0..w * h).collect(),
+            column_x: Vec::new(),
+            row_y: Vec::new(),
         };
+        if !lens.has_distortion() {
+            // As `direction` computes them.
+            lens.column_x = (0..w).map(|u| lens.direction(u as f64, 0.0).x).collect();
+            lens.row_y = (0..h).map(|v| lens.direction(0.0, v as f64).y).collect();
+        }
         lens.centres = lens
             .order
             .iter()
@@ -359,11 +374,26 @@ impl Pass<'_> {
         let (near, far) = (i.clip_min as f32, i.clip_max as f32);
         let origin = self.world_from_optical.translation;
         let len = out.depth.len();
-        let order = &lens.order[first..first + len];
-        let dirs: Vec<Vec3A> = lens.centres[first..first + len]
-            .iter()
-            .map(|d| self.world_from_optical.transform_vector3a(*d))
-            .collect();
+        // Rasterised blocks go row by row (their hits' order; neighbours share triangles as
+        // well), cast ones in the lens's casting order.
+        let w = lens.size().0;
+        let (order, dirs): (&[usize], Vec<Vec3A>) = match raster {
+            Some(_) if !lens.column_x.is_empty() => {
+                let to_world = |d: Vec3A| self.world_from_optical.transform_vector3a(d);
+                let dirs = (lens.row_y[first / w..(first + len) / w].iter())
+                    .flat_map(|&y| (lens.column_x.iter()).map(move |&x| Vec3A::new(x, y, 1.0)))
+                    .map(to_world)
+                    .collect();
+                (&lens.row_major[first..first + len], dirs)
+            }
+            _ => {
+                let dirs = lens.centres[first..first + len]
+                    .iter()
+                    .map(|d| self.world_from_optical.transform_vector3a(*d))
+                    .collect();
+                (&lens.order[first..first + len], dirs)
+            }
+        };
         let mut hits: Vec<Option<crate::Target>> = match raster {
             Some(raster) => view.targets_of(order.iter().map(|&p| raster[p - first].as_ref())),
             None => {

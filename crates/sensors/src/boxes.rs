@@ -4,8 +4,8 @@
 //! the lens after clipping them to the near plane, then clipped to the image: it holds every
 //! pixel labelled with the actor (exactly, for lenses without distortion; with distortion the
 //! box spans the projected vertices). The visible fraction is the actor's labelled pixels over
-//! the pixels whose centre ray would meet the actor if nothing stood in front of it (its own
-//! geometry cast alone, with the same rays and clip range).
+//! the pixels where it would show if nothing stood in front of it: those labelled with it, and
+//! those whose centre ray meets its own geometry cast alone (same rays and clip range).
 
 use crate::SceneView;
 use crate::camera::{Lens, Pixels};
@@ -120,6 +120,12 @@ fn actor_box(
     let (mut visible, mut unoccluded) = (0u32, 0u32);
     for row in r0..=r1.min(h - 1) {
         for col in c0..=c1.min(w - 1) {
+            // Where the image shows the actor, nothing stands in front: no ray needed.
+            if pixels.instance[row * w + col] == object.id as i32 {
+                visible += 1;
+                unoccluded += 1;
+                continue;
+            }
             let dir = lens.direction(col as f64, row as f64);
             let meets = instances.iter().any(|(mesh_from_optical, mesh)| {
                 let o = mesh_from_optical.translation;
@@ -128,9 +134,6 @@ fn actor_box(
             });
             if meets {
                 unoccluded += 1;
-            }
-            if pixels.instance[row * w + col] == object.id as i32 {
-                visible += 1;
             }
         }
     }

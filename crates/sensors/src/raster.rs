@@ -200,29 +200,32 @@ pub fn visible_in_bands<T: Send>(
                 cover(t, &setup, index, far, triangles, &mut depths);
                 setups[index as usize] = Some(setup);
             }
-            for (k, (slot, &(_, index))) in pixels.iter_mut().zip(&depths.nearest).enumerate() {
-                if index == u32::MAX {
-                    continue;
+            let rows_of = pixels.chunks_mut(w).zip(depths.nearest.chunks(w));
+            for (row, (slots, nearest)) in (first_row..).zip(rows_of) {
+                for (col, (slot, &(_, index))) in slots.iter_mut().zip(nearest).enumerate() {
+                    if index == u32::MAX {
+                        continue;
+                    }
+                    let (t, setup) = (triangles[index as usize], &setups[index as usize]);
+                    let Some(setup) = setup else { continue };
+                    let Some(weights) = setup.weights(t, (col, row)) else {
+                        continue;
+                    };
+                    // The weights sum to 1 / depth.
+                    let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
+                    let bary = |c: usize| {
+                        (weights[0] * t.bary[0][c]
+                            + weights[1] * t.bary[1][c]
+                            + weights[2] * t.bary[2][c])
+                            * depth
+                    };
+                    *slot = Some(RasterHit {
+                        depth: depth as f32,
+                        instance: t.instance,
+                        triangle: t.triangle,
+                        uv: [bary(0) as f32, bary(1) as f32],
+                    });
                 }
-                let (t, setup) = (triangles[index as usize], &setups[index as usize]);
-                let Some(setup) = setup else { continue };
-                let Some(weights) = setup.weights(t, (k % w, first_row + k / w)) else {
-                    continue;
-                };
-                // The weights sum to 1 / depth.
-                let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
-                let bary = |c: usize| {
-                    (weights[0] * t.bary[0][c]
-                        + weights[1] * t.bary[1][c]
-                        + weights[2] * t.bary[2][c])
-                        * depth
-                };
-                *slot = Some(RasterHit {
-                    depth: depth as f32,
-                    instance: t.instance,
-                    triangle: t.triangle,
-                    uv: [bary(0) as f32, bary(1) as f32],
-                });
             }
             finish(first_row, &pixels, output);
         });

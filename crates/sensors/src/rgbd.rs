@@ -265,7 +265,7 @@ impl RgbdCamera {
         let colour_from_depth = self.body_from_colour.inverse() * body_from_optical();
         // Runs of rows in parallel, each writing its points where the valid pixels before it
         // end: the lists are allocated once, at their final size.
-        let run = 16 * w;
+        let run = RUN_ROWS * w;
         let counts: Vec<usize> = data
             .par_chunks(run)
             .map(|units| units.iter().filter(|&&u| u != 0).count())
@@ -307,12 +307,18 @@ impl RgbdCamera {
             .zip(data.par_chunks(run))
             .enumerate()
             .for_each(|(k, ((xyz, rgb, instance, label), units))| {
-                let valid = (k * run..).zip(units).filter(|(_, u)| **u != 0);
-                for (i, (p, &units)) in valid.enumerate() {
+                let rows = (k * RUN_ROWS..).zip(units.chunks(w));
+                let valid = rows.flat_map(|(row, line)| {
+                    (line.iter().enumerate())
+                        .filter(|(_, u)| **u != 0)
+                        .map(move |(col, &u)| (row, col, u))
+                });
+                for (i, (row, col, units)) in valid.enumerate() {
+                    let p = row * w + col;
                     let z = (f64::from(units) * self.params.depth_resolution) as f32;
                     let point: Vec3A = match &axes {
-                        Some((xs, ys)) => Vec3A::new(xs[p % w], ys[p / w], 1.0) * z,
-                        None => self.depth_lens.direction((p % w) as f64, (p / w) as f64) * z,
+                        Some((xs, ys)) => Vec3A::new(xs[col], ys[row], 1.0) * z,
+                        None => self.depth_lens.direction(col as f64, row as f64) * z,
                     };
                     if let Some(c) = colour {
                         let q = if same_pixels {
@@ -334,6 +340,9 @@ impl RgbdCamera {
         points
     }
 }
+
+/// Rows of the depth image whose points one task makes.
+const RUN_ROWS: usize = 16;
 
 /// `slice` cut into consecutive parts of `lengths` (which must not sum past its end).
 fn split_by<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {

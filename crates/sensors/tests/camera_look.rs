@@ -123,30 +123,18 @@ fn a_textured_quad_shows_its_texture_bilinearly_filtered_from_obj_collada_and_fb
     assert!(worst <= 1.0, "largest difference {worst} levels");
 
     // The same quad and texture as Collada (Y_UP, so placed as the OBJ is; texture through
-    // surface and sampler2D parameters, bound by <bind_material>) renders the same image.
-    std::fs::write(dir.join("quad.dae"), COLLADA_QUAD).unwrap();
-    let collada = first_camera(&quad_world(&dir.join("quad.dae")));
-    let worst = f
-        .rgb
-        .iter()
-        .zip(&collada.rgb)
-        .map(|(a, b)| a.abs_diff(*b))
-        .max()
-        .unwrap();
-    assert!(worst <= 1, "Collada differs from OBJ by {worst} levels");
-
-    // And as FBX (ASCII; texture coordinates per face corner, the texture connected to the
-    // material's diffuse colour).
-    std::fs::write(dir.join("quad.fbx"), FBX_QUAD).unwrap();
-    let fbx = first_camera(&quad_world(&dir.join("quad.fbx")));
-    let worst = f
-        .rgb
-        .iter()
-        .zip(&fbx.rgb)
-        .map(|(a, b)| a.abs_diff(*b))
-        .max()
-        .unwrap();
-    assert!(worst <= 1, "FBX differs from OBJ by {worst} levels");
+    // surface and sampler2D parameters, bound by <bind_material>) and as FBX (ASCII; texture
+    // coordinates per face corner, the texture connected to the material's diffuse colour)
+    // render the same image.
+    for (name, text) in [("quad.dae", COLLADA_QUAD), ("quad.fbx", FBX_QUAD)] {
+        std::fs::write(dir.join(name), text).unwrap();
+        let other = first_camera(&quad_world(&dir.join(name)));
+        let worst = (f.rgb.iter().zip(&other.rgb))
+            .map(|(a, b)| a.abs_diff(*b))
+            .max()
+            .unwrap();
+        assert!(worst <= 1, "{name} differs from the OBJ by {worst} levels");
+    }
 }
 
 /// The OBJ quad as an ASCII FBX in the same frame (Y up, metres).

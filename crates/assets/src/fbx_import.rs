@@ -221,7 +221,11 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
                     triangles.push([t[0], t[1], t[2]].map(|corner| {
                         let point = mesh.vertex_indices[corner as usize];
                         let uv = if uv_layer.exists {
-                            uv_layer.indices[corner as usize]
+                            uv_layer
+                                .indices
+                                .get(corner as usize)
+                                .copied()
+                                .unwrap_or(u32::MAX)
                         } else {
                             u32::MAX
                         };
@@ -234,7 +238,12 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             }
             let mut positions: Vec<Vec3> = corners
                 .iter()
-                .map(|&(p, _)| control_points[p as usize])
+                .map(|&(p, _)| {
+                    control_points
+                        .get(p as usize)
+                        .copied()
+                        .unwrap_or(Vec3::ZERO)
+                })
                 .collect();
             if skin.is_none() {
                 // Unskinned: bake the geometry transform into the vertices.
@@ -247,8 +256,12 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
                 corners
                     .iter()
                     .map(|&(_, uv)| {
-                        let v = uv_layer.values[uv as usize];
-                        glam::Vec2::new(v.x as f32, 1.0 - v.y as f32)
+                        // ufbx clamps bad indices; a missing value reads as (0, 0).
+                        let (x, y) = uv_layer
+                            .values
+                            .get(uv as usize)
+                            .map_or((0.0, 0.0), |v| (v.x, v.y));
+                        glam::Vec2::new(x as f32, 1.0 - y as f32)
                     })
                     .collect()
             } else {
@@ -256,10 +269,11 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             };
             let binding = skin.as_ref().map(|s| SkinBinding {
                 skin: s.skin,
-                joints: corners.iter().map(|&(p, _)| s.joints[p as usize]).collect(),
-                weights: corners
-                    .iter()
-                    .map(|&(p, _)| s.weights[p as usize])
+                joints: (corners.iter())
+                    .map(|&(p, _)| s.joints.get(p as usize).copied().unwrap_or_default())
+                    .collect(),
+                weights: (corners.iter())
+                    .map(|&(p, _)| s.weights.get(p as usize).copied().unwrap_or_default())
                     .collect(),
             });
             meshes.push(Mesh {

@@ -20,11 +20,13 @@ pub mod dump;
 pub mod encode;
 pub mod images;
 pub mod mcap_file;
+mod output_file;
 pub mod ros;
 pub mod truth;
 mod writer;
 
 use mcap_file::{Content, McapWriter};
+use output_file::OutputFile;
 use passerby_sensors::Observation;
 use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
@@ -32,8 +34,6 @@ use passerby_sim::schedule::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use ros::{MsgType, Transform};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use writer::{Job, Message, Queue, WriterResult};
@@ -127,7 +127,7 @@ impl Recorder {
         epoch_nanos: u64,
         compression: ChunkCompression,
     ) -> Result<Recorder, RecordError> {
-        let file = File::create(path).map_err(|source| RecordError::Io {
+        let file = OutputFile::create(path).map_err(|source| RecordError::Io {
             path: path.to_owned(),
             source,
         })?;
@@ -136,11 +136,12 @@ impl Recorder {
             ChunkCompression::Lz4 => mcap_file::Compression::Lz4,
             ChunkCompression::None => mcap_file::Compression::None,
         };
-        let writer = McapWriter::new(BufWriter::new(file), "ros2", "passerby", compression)
-            .map_err(|source| RecordError::Io {
+        let writer = McapWriter::new(file, "ros2", "passerby", compression).map_err(|source| {
+            RecordError::Io {
                 path: path.to_owned(),
                 source,
-            })?;
+            }
+        })?;
         let (queue, handle) = writer::spawn(writer, path).map_err(|source| RecordError::Io {
             path: path.to_owned(),
             source,

@@ -8,12 +8,11 @@
 //! simulation thread, keeps it off the simulation's serial path.
 
 use crate::mcap_file::{Content, McapWriter, MessageHeader};
+use crate::output_file::OutputFile;
 use crate::ros::MsgType;
 use crate::{RecordError, TopicCount, Topics};
 use passerby_sensors::Observation;
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -143,7 +142,7 @@ impl Queue {
 /// Starts the writer thread on `writer`; it finishes the file when the queue closes and returns
 /// the per-topic counts.
 pub(crate) fn spawn(
-    writer: McapWriter<BufWriter<File>>,
+    writer: McapWriter<OutputFile>,
     path: &Path,
 ) -> std::io::Result<(Queue, std::thread::JoinHandle<WriterResult>)> {
     let (sender, jobs) = std::sync::mpsc::channel();
@@ -164,7 +163,7 @@ pub(crate) fn spawn(
 pub(crate) type WriterResult = Result<BTreeMap<String, TopicCount>, RecordError>;
 
 fn write_jobs(
-    writer: McapWriter<BufWriter<File>>,
+    writer: McapWriter<OutputFile>,
     jobs: Receiver<(Job, usize)>,
     backlog: &Backlog,
     path: PathBuf,
@@ -196,7 +195,7 @@ fn write_jobs(
 
 /// The file being written and its channel bookkeeping.
 struct Output {
-    writer: McapWriter<BufWriter<File>>,
+    writer: McapWriter<OutputFile>,
     path: PathBuf,
     schemas: HashMap<&'static str, u16>,
     channels: HashMap<String, u16>,

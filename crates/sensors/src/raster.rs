@@ -379,10 +379,32 @@ fn cover(
         if first.is_nan() || last.is_nan() || first > last {
             continue;
         }
+        // Each edge function is monotonic along the row (every rounded step of it is), so
+        // the pixel centres inside form one run: find its ends exactly, then the pixels
+        // between need no edge tests.
+        let edge_terms = |px: f64| {
+            std::array::from_fn::<f64, 3, _>(|k| {
+                let (lo, _, dy, _) = edges[k];
+                row_terms[k] - dy * (px - lo[0])
+            })
+        };
+        let inside = |col: usize| {
+            let e = edge_terms(col as f64);
+            (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
+        };
+        let (mut first, mut last) = (first as usize, last as usize);
+        while first <= last && !inside(first) {
+            first += 1;
+        }
+        while last > first && !inside(last) {
+            last -= 1;
+        }
+        if first > last || !inside(last) {
+            continue;
+        }
         let local = row - first_row;
         let line = &mut depths.nearest[local * w..(local + 1) * w];
         let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
-        let (first, last) = (first as usize, last as usize);
         let segments_spanned = first / SEGMENT..=last / SEGMENT;
         for (segment, farthest) in segments_spanned.zip(&mut farthest[first / SEGMENT..]) {
             // Everything here is strictly nearer: the triangle can neither win nor tie.
@@ -393,18 +415,9 @@ fn cover(
             let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
             let mut changed = false;
             for (col, slot) in cols.clone().zip(&mut line[*cols.start()..]) {
-                let px = col as f64;
-                let mut inv_depth = 0.0;
-                let mut inside = true;
-                for (k, &(lo, _, dy, owns_ties)) in edges.iter().enumerate() {
-                    let e = row_terms[k] - dy * (px - lo[0]);
-                    if e < 0.0 || (e == 0.0 && !owns_ties) {
-                        inside = false;
-                        break;
-                    }
-                    inv_depth += e * scale[k];
-                }
-                if !inside || inv_depth < inv_far {
+                let e = edge_terms(col as f64);
+                let inv_depth = 0.0 + e[0] * scale[0] + e[1] * scale[1] + e[2] * scale[2];
+                if inv_depth < inv_far {
                     continue;
                 }
                 // Nearer means a larger 1 / depth; ties go to the lower instance, then

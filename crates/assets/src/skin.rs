@@ -37,12 +37,13 @@ impl Poser {
         }
     }
 
-    /// World (model-frame) positions of the joints of a skin, for ground-truth skeletons.
+    /// World (model-frame) positions of the joints of a skin, for ground-truth skeletons
+    /// (the nodes' origins until the first [`Poser::update`]).
     pub fn joint_positions(&self, model: &Model, skin: usize) -> Vec<Vec3> {
         model.skins.get(skin).map_or_else(Vec::new, |s| {
             s.joints
                 .iter()
-                .map(|&j| self.model_from_node[j].w_axis.truncate())
+                .map(|&j| (self.model_from_node.get(j)).map_or(Vec3::ZERO, |m| m.w_axis.truncate()))
                 .collect()
         })
     }

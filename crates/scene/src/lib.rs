@@ -22,7 +22,7 @@ mod shapes;
 
 pub use appearance::{Surface, SurfaceMaterial};
 pub use ground::SceneGround;
-pub use live::{LiveError, LiveScene, Skeleton};
+pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
 pub use shapes::cuboid;
 use shapes::{circle, prism, quad, ramp, sphere, terrain, wall_box};
 

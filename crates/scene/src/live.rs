@@ -58,12 +58,96 @@ struct Animated {
     poser: Poser,
     vertices: Vec<Vec3>,
     to_assimp: Mat4,
+    /// Re-posed (skeleton) in the current update.
+    posed: bool,
     /// Re-skinned in the current update.
     fresh: bool,
 }
 
 /// Metres a body may extend from its feet (tall people, raised arms).
 const BODY_REACH: f32 = 2.5;
+
+/// Where one sensor may look in the coming step: how far from where, and which of its rays it
+/// casts then. Actors beyond every sensor's reach keep their last articulation; those within
+/// reach but away from every ray cast this step are posed (their skeletons stay current) but
+/// not re-skinned, which is most of an update's cost when a rotating lidar sweeps a few
+/// degrees a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// The sensor's position, world frame.
+    pub centre: [f32; 3],
+    /// Its range, metres.
+    pub radius: f32,
+    /// The rays it casts this step.
+    pub rays: RaysCast,
+}
+
+/// Which of a sensor's rays are cast in a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RaysCast {
+    /// None (a camera between frames).
+    None,
+    /// Any.
+    All,
+    /// Only rays in the half-planes bounded by the sensor's z axis at azimuths within
+    /// `half_width` of `mid` (radians, from the sensor's x axis towards its y axis): the
+    /// columns of a rotating lidar.
+    Arc {
+        /// The sensor's x axis, world frame.
+        x_axis: [f32; 3],
+        /// The sensor's y axis, world frame.
+        y_axis: [f32; 3],
+        /// Azimuth of the arc's middle.
+        mid: f32,
+        /// Half the arc's width.
+        half_width: f32,
+    },
+}
+
+impl Reach {
+    /// A sensor at `centre` reaching `radius` metres that casts rays anywhere.
+    pub fn all(centre: [f32; 3], radius: f32) -> Reach {
+        Reach {
+            centre,
+            radius,
+            rays: RaysCast::All,
+        }
+    }
+
+    /// Whether a body whose feet are at `feet` is within reach, and whether a ray cast this
+    /// step may touch it.
+    fn sees(&self, feet: [f32; 3]) -> (bool, bool) {
+        let d = std::array::from_fn::<f32, 3, _>(|k| feet[k] - self.centre[k]);
+        let dot = |a: [f32; 3]| d[0] * a[0] + d[1] * a[1] + d[2] * a[2];
+        if dot(d).sqrt() > self.radius + BODY_REACH {
+            return (false, false);
+        }
+        let touched = match self.rays {
+            RaysCast::None => false,
+            RaysCast::All => true,
+            RaysCast::Arc {
+                x_axis,
+                y_axis,
+                mid,
+                half_width,
+            } => {
+                // The body lies within a ball of `BODY_REACH` about its feet; a ray lies in
+                // the half-plane of its azimuth, which meets that ball only within the angle
+                // the ball's shadow on the sensor's xy plane spans (a small margin covers
+                // rounding).
+                let (x, y) = (dot(x_axis), dot(y_axis));
+                let across = x.hypot(y);
+                across <= BODY_REACH || {
+                    let off = (y.atan2(x) - mid + std::f32::consts::PI)
+                        .rem_euclid(std::f32::consts::TAU)
+                        - std::f32::consts::PI;
+                    off.abs() <= half_width + (BODY_REACH / across).asin() + 1e-3
+                }
+            }
+        };
+        (true, touched)
+    }
+}
 
 /// An actor's skeleton in the world: joint positions and the bones joining them.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,15 +242,19 @@ impl LiveScene {
                 .filter(|(_, n)| !n.name.is_empty())
                 .map(|(i, n)| (n.name.clone(), i))
                 .collect();
+            // Posed at rest until a sensor can see it, so its skeleton is there from the start.
+            let mut poser = Poser::new();
+            poser.update(model, &Pose::rest(model));
             animated.push(Animated {
                 body: body.clone(),
                 clips,
                 nodes,
                 pose: Pose::rest(model),
                 fading: Pose::rest(model),
-                poser: Poser::new(),
+                poser,
                 vertices: Vec::with_capacity(model.vertex_count()),
                 to_assimp: model.frame.assimp_from_file,
+                posed: false,
                 fresh: false,
             });
         }
@@ -229,14 +317,15 @@ impl LiveScene {
         self.update_within(sim, None)
     }
 
-    /// As [`LiveScene::update`], but re-skins only the actors within reach of some sensor
-    /// (`reach`: sensor positions and ranges, metres): an actor no sensor can see keeps its last
-    /// body until one can (its instance still follows its pose), so every sensor that can see an
-    /// actor sees it posed for this step. `None` re-skins every actor.
+    /// As [`LiveScene::update`], but poses only the actors within some sensor's reach and
+    /// re-skins only those that a ray cast this step may touch (see [`Reach`]): the others keep
+    /// their last body (their instances still follow their poses) until a sensor can see them,
+    /// so every ray that can meet an actor meets it as posed for this step. `None` re-skins
+    /// every actor.
     pub fn update_within(
         &mut self,
         sim: &Simulation,
-        reach: Option<&[([f32; 3], f32)]>,
+        reach: Option<&[Reach]>,
     ) -> Result<(), LiveError> {
         let scene = &mut self.built.scene;
         for body in &self.built.bodies {
@@ -254,23 +343,25 @@ impl LiveScene {
         // Pose and skin every actor in parallel (each into its own buffer), then refit their
         // meshes in parallel; neither depends on the thread count.
         let actors = sim.actors();
-        // Whether an actor may be seen: its feet within a sensor's range plus a body's size.
+        // Whether an actor may be seen (its feet within a sensor's range plus a body's size),
+        // and whether a ray cast now may touch it.
         let seen = |p: &passerby_world::Pose3| {
-            reach.is_none_or(|spheres| {
-                spheres.iter().any(|(c, r)| {
-                    let d = [p.x as f32 - c[0], p.y as f32 - c[1], p.z as f32 - c[2]];
-                    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() <= r + BODY_REACH
+            let feet = [p.x as f32, p.y as f32, p.z as f32];
+            reach.map_or((true, true), |reaches| {
+                reaches.iter().fold((false, false), |(seen, touched), r| {
+                    let (s, t) = r.sees(feet);
+                    (seen || s, touched || t)
                 })
             })
         };
         for a in &mut self.animated {
-            a.fresh = actors
+            (a.posed, a.fresh) = actors
                 .get(a.body.actor)
-                .is_some_and(|actor| seen(&actor.pose));
+                .map_or((false, false), |actor| seen(&actor.pose));
         }
         self.animated
             .par_iter_mut()
-            .filter(|a| a.fresh)
+            .filter(|a| a.posed)
             .map(|a| -> Result<(), LiveError> {
                 let Some(actor) = actors.get(a.body.actor) else {
                     return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
@@ -285,6 +376,9 @@ impl LiveScene {
                 );
                 apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
                 a.poser.update(&model, &a.pose);
+                if !a.fresh {
+                    return Ok(());
+                }
                 a.vertices.clear();
                 for mesh in &model.meshes {
                     let start = a.vertices.len();
@@ -302,7 +396,7 @@ impl LiveScene {
         for b in &mut self.blended {
             b.fresh = actors
                 .get(b.body.actor)
-                .is_some_and(|actor| seen(&actor.pose));
+                .is_some_and(|actor| seen(&actor.pose).1);
         }
         self.blended
             .par_iter_mut()

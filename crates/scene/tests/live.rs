@@ -6,7 +6,7 @@
 use glam::{Vec3, Vec3A};
 use passerby_assets::{ModelLibrary, Pose, Poser, Resolver, Wrap};
 use passerby_raycast::Ray;
-use passerby_scene::{LiveError, LiveScene, build_scene, rest_vertices};
+use passerby_scene::{LiveError, LiveScene, RaysCast, Reach, build_scene, rest_vertices};
 use passerby_sim::Simulation;
 use passerby_world::*;
 use std::path::{Path, PathBuf};
@@ -227,11 +227,51 @@ fn actors_out_of_every_sensors_reach_are_not_reskinned_until_one_can_see_them() 
     let mut sim = Simulation::new(&world).unwrap();
     sim.run_until(0.5);
     // A sensor 100 m away reaching 10 m: the walker keeps its rest body...
-    live.update_within(&sim, Some(&[([100.0, 0.0, 0.0], 10.0)]))
+    live.update_within(&sim, Some(&[Reach::all([100.0, 0.0, 0.0], 10.0)]))
         .unwrap();
     assert_eq!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
     // ...but its instance follows its pose; once a sensor is near, it is posed for the step.
-    live.update_within(&sim, Some(&[([0.0, 0.0, 1.0], 10.0)]))
+    live.update_within(&sim, Some(&[Reach::all([0.0, 0.0, 1.0], 10.0)]))
+        .unwrap();
+    assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+}
+
+#[test]
+fn actors_within_reach_but_away_from_every_ray_are_posed_but_not_reskinned() {
+    let world = world_with_walker();
+    let built = build_scene(&world, &mut library());
+    let mesh_id = built.skinned[0].mesh;
+    let rest: Vec<_> = built.scene.mesh(mesh_id).vertices().to_vec();
+    let mut live = LiveScene::new(built, &world).unwrap();
+    let rest_skeleton = live.skeletons();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.run_until(0.5);
+    let near = |rays| Reach {
+        centre: [0.0, 0.0, 1.0],
+        radius: 10.0,
+        rays,
+    };
+    // A camera between frames: the skeleton follows, the body waits.
+    live.update_within(&sim, Some(&[near(RaysCast::None)]))
+        .unwrap();
+    assert_eq!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+    assert_ne!(live.skeletons(), rest_skeleton);
+    // A lidar's columns looking the other way (the walker is at the origin, within a body's
+    // reach of the sensor: it is re-skinned whatever the arc), then from 20 m away.
+    let arc = |mid: f32| RaysCast::Arc {
+        x_axis: [1.0, 0.0, 0.0],
+        y_axis: [0.0, 1.0, 0.0],
+        mid,
+        half_width: 0.1,
+    };
+    let far = |mid| Reach {
+        centre: [20.0, 0.0, 1.0],
+        radius: 30.0,
+        rays: arc(mid),
+    };
+    live.update_within(&sim, Some(&[far(0.0)])).unwrap();
+    assert_eq!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+    live.update_within(&sim, Some(&[far(std::f32::consts::PI)]))
         .unwrap();
     assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
 }

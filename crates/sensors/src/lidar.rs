@@ -20,6 +20,7 @@
 use crate::noise::SensorRng;
 use crate::{SceneView, Target};
 use glam::{Affine3A, Vec3A};
+use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
 
@@ -182,6 +183,8 @@ pub struct Lidar {
     columns: u32,
     rng: SensorRng,
     sweep: Sweep,
+    /// Per column, radians.
+    azimuths: Vec<f64>,
 }
 
 impl Lidar {
@@ -198,6 +201,7 @@ impl Lidar {
             columns,
             rng,
             sweep: Sweep::new(0.0, rings, columns),
+            azimuths: params.column_azimuths(),
         }
     }
 
@@ -231,30 +235,79 @@ impl Lidar {
                 }
             }
             ScanMode::Rotating => {
-                // Columns whose time is at or before the end of this step (the scene is posed at
-                // the step's end; a column exactly there belongs to this step).
-                let slack = 1e-9;
-                loop {
-                    let per_column = self.period / f64::from(self.columns);
-                    let first = self.sweep.next_column;
-                    let mut last = first;
-                    while last < self.columns
-                        && self.sweep.stamp + f64::from(last) * per_column <= t_now + slack
-                    {
-                        last += 1;
+                for (columns, finishes) in self.rotating_plan(t_now) {
+                    if !columns.is_empty() {
+                        self.cast(view, world_from_sensor, columns, true);
                     }
-                    if last > first {
-                        self.cast(view, world_from_sensor, first..last, true);
+                    if finishes {
+                        let next_stamp = self.sweep.stamp + self.period;
+                        done.push(self.finish(next_stamp));
                     }
-                    if last < self.columns {
-                        break;
-                    }
-                    let next_stamp = self.sweep.stamp + self.period;
-                    done.push(self.finish(next_stamp));
                 }
             }
         }
         done
+    }
+
+    /// What a rotating lidar's `step` at `t_now` does: the columns whose times are at or
+    /// before the end of the step and were not cast yet (the scene is posed at the step's end;
+    /// a column exactly there belongs to this step), and whether that ends the sweep (then the
+    /// next sweep's columns follow).
+    fn rotating_plan(&self, t_now: f64) -> Vec<(std::ops::Range<u32>, bool)> {
+        let slack = 1e-9;
+        let per_column = self.period / f64::from(self.columns);
+        let (mut stamp, mut first) = (self.sweep.stamp, self.sweep.next_column);
+        let mut plan = Vec::new();
+        loop {
+            let mut last = first;
+            while last < self.columns && stamp + f64::from(last) * per_column <= t_now + slack {
+                last += 1;
+            }
+            let finishes = last == self.columns;
+            plan.push((first..last, finishes));
+            if !finishes {
+                return plan;
+            }
+            stamp += self.period;
+            first = 0;
+        }
+    }
+
+    /// The rays `step` at `t_now` will cast (`due`: a flash lidar's frame is due), for
+    /// posing only the actors they may meet.
+    pub fn rays_cast(&self, world_from_sensor: &Affine3A, t_now: f64, due: bool) -> RaysCast {
+        let columns: Vec<_> = match self.params.scan_mode {
+            ScanMode::Flash => return if due { RaysCast::All } else { RaysCast::None },
+            ScanMode::Rotating => (self.rotating_plan(t_now).into_iter())
+                .map(|(c, _)| c)
+                .filter(|c| !c.is_empty())
+                .collect(),
+        };
+        let [only] = &columns[..] else {
+            // None, or a sweep's end and the next's start: rare enough to pose everyone.
+            return if columns.is_empty() {
+                RaysCast::None
+            } else {
+                RaysCast::All
+            };
+        };
+        // A column's rays lie in the half-plane of its azimuth; azimuths are monotonic along
+        // the sweep.
+        let (a, b) = (
+            self.azimuths[only.start as usize],
+            self.azimuths[only.end as usize - 1],
+        );
+        let half_width = ((a - b).abs() / 2.0) as f32;
+        if half_width >= std::f32::consts::FRAC_PI_2 {
+            return RaysCast::All;
+        }
+        let axis = |k: usize| world_from_sensor.matrix3.col(k).to_array();
+        RaysCast::Arc {
+            x_axis: axis(0),
+            y_axis: axis(1),
+            mid: ((a + b) / 2.0) as f32,
+            half_width,
+        }
     }
 
     /// Emits the current sweep and starts the next at `next_stamp`.

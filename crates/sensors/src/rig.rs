@@ -10,7 +10,7 @@ use crate::lidar::{Lidar, PointCloud};
 use crate::noise::SensorRng;
 use crate::rgbd::RgbdCamera;
 use glam::{Affine3A, DQuat, DVec3};
-use passerby_scene::affine_from_pose;
+use passerby_scene::{RaysCast, Reach, affine_from_pose};
 use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
 use passerby_sim::schedule::SensorRef;
@@ -175,33 +175,44 @@ impl Rig {
         rig
     }
 
-    /// Where range sensors are and how far they reach (world positions, metres), for culling
-    /// work on bodies none of them can see.
-    pub fn reach(&self, sim: &Simulation) -> Vec<([f32; 3], f32)> {
-        let lidars = self
-            .lidars
-            .iter()
-            .map(|(m, l)| (m.world_from_sensor(sim), l.max_range()));
-        let lasers = self
-            .lasers
-            .iter()
-            .map(|(m, l)| (m.world_from_sensor(sim), l.max_range()));
-        let cameras = self.cameras.iter().map(|(m, c)| {
-            (
-                m.world_from_sensor(sim),
-                c.lens.intrinsics().clip_max as f32,
-            )
+    /// Where the sensors are, how far they reach and which rays they cast in the step the
+    /// simulation has just made (after `sim.step()`, before [`Rig::step`]), for sparing work
+    /// on bodies none of them can see.
+    pub fn reach(&self, sim: &Simulation) -> Vec<Reach> {
+        let now = sim.time();
+        let due = sim.sensors_due();
+        let is_due = |sensor| due.contains(sensor);
+        let reach = |pose: Affine3A, radius: f32, rays: RaysCast| Reach {
+            centre: pose.translation.to_array(),
+            radius,
+            rays,
+        };
+        let all_or_none = |sensor| {
+            if is_due(sensor) {
+                RaysCast::All
+            } else {
+                RaysCast::None
+            }
+        };
+        let lidars = self.lidars.iter().map(|(m, l)| {
+            let pose = m.world_from_sensor(sim);
+            let rays = l.rays_cast(&pose, now, is_due(&m.sensor));
+            reach(pose, l.max_range(), rays)
         });
-        let rgbds = self
-            .rgbds
-            .iter()
-            .map(|(m, c)| (m.world_from_sensor(sim), c.max_range()));
-        lidars
-            .chain(lasers)
-            .chain(cameras)
-            .chain(rgbds)
-            .map(|(pose, range)| (pose.translation.to_array(), range))
-            .collect()
+        let lasers = self.lasers.iter().map(|(m, l)| {
+            let pose = m.world_from_sensor(sim);
+            reach(pose, l.max_range(), all_or_none(&m.sensor))
+        });
+        let cameras = self.cameras.iter().map(|(m, c)| {
+            let pose = m.world_from_sensor(sim);
+            let range = c.lens.intrinsics().clip_max as f32;
+            reach(pose, range, all_or_none(&m.sensor))
+        });
+        let rgbds = self.rgbds.iter().map(|(m, c)| {
+            let pose = m.world_from_sensor(sim);
+            reach(pose, c.max_range(), all_or_none(&m.sensor))
+        });
+        lidars.chain(lasers).chain(cameras).chain(rgbds).collect()
     }
 
     /// How every camera finds what its pixels see (rasterised by default).

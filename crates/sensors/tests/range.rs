@@ -21,6 +21,18 @@ fn run(
     world: &World,
     seconds: f64,
     seed: u64,
+    each_step: impl FnMut(&Simulation, &LiveScene),
+) -> Vec<Observation> {
+    run_posing(world, seconds, seed, false, each_step)
+}
+
+/// As `run`; with `spare`, re-skins only the actors the step's rays may meet (as `passerby`
+/// runs do), else every actor every step.
+fn run_posing(
+    world: &World,
+    seconds: f64,
+    seed: u64,
+    spare: bool,
     mut each_step: impl FnMut(&Simulation, &LiveScene),
 ) -> Vec<Observation> {
     let mut library = ModelLibrary::new(Resolver::new(
@@ -37,7 +49,11 @@ fn run(
     let mut out = Vec::new();
     while sim.time() < seconds - 1e-9 {
         sim.step();
-        live.update(&sim).unwrap();
+        if spare {
+            live.update_within(&sim, Some(&rig.reach(&sim))).unwrap();
+        } else {
+            live.update(&sim).unwrap();
+        }
         each_step(&sim, &live);
         let view = SceneView { built: &live.built };
         out.extend(rig.step(&sim, &view));
@@ -320,11 +336,10 @@ fn point_triangle_distance(p: Vec3, [a, b, c]: [Vec3; 3]) -> f32 {
     p.distance(a + ab * (vb * denom) + ac * (vc * denom))
 }
 
-#[test]
-fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_when_cast() {
+fn walker_world() -> World {
     let walker =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/characters/Walker.glb");
-    let world = load(&format!(
+    load(&format!(
         r#"<actor name="walker"><init_pose>3 -1 90</init_pose><turning_rate>0</turning_rate>
           <animation_idle>Idle</animation_idle><animation_walk>Walk</animation_walk><animation_run>Run</animation_run>
           <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual>
@@ -333,7 +348,12 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
           <vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees><horz_nrays>1800</horz_nrays>
           <range_std_noise>0</range_std_noise></sensor>"#,
         walker.display()
-    ));
+    ))
+}
+
+#[test]
+fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_when_cast() {
+    let world = walker_world();
     // The actor's triangles in the world at the end of every step.
     let mut bodies: Vec<(f64, Vec<[Vec3; 3]>)> = Vec::new();
     let obs = run(&world, 0.3, 0, |sim, live| {
@@ -437,4 +457,39 @@ fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
         "the grid is a wall"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sparing_actors_away_from_a_steps_lidar_columns_changes_no_point() {
+    let world = walker_world();
+    let all = run_posing(&world, 0.3, 0, false, |_, _| {});
+    // In the spared run, the steps whose columns look away leave the walker's body as it was.
+    let mut previous: Option<Vec<glam::Vec3A>> = None;
+    let (mut kept, mut steps) = (0, 0);
+    let spared = run_posing(&world, 0.3, 0, true, |_, live| {
+        let body = live.built.scene.mesh(live.built.skinned[0].mesh).vertices();
+        kept += usize::from(previous.as_deref() == Some(body));
+        steps += 1;
+        previous = Some(body.to_vec());
+    });
+    assert!(
+        kept > steps / 2,
+        "the walker was re-skinned in {} of {steps} steps",
+        steps - kept
+    );
+    assert!(kept < steps, "the walker was never re-skinned");
+    let (a, b) = (clouds(&all), clouds(&spared));
+    assert_eq!(a.len(), 3);
+    assert_eq!(b.len(), 3);
+    let bits = |c: &PointCloud| {
+        c.range_image
+            .iter()
+            .map(|r| r.to_bits())
+            .collect::<Vec<_>>()
+    };
+    for (a, b) in a.into_iter().zip(b) {
+        // Not `assert_eq!`: thousands of points would be printed.
+        assert!(a.points == b.points, "the same points at {} s", a.stamp);
+        assert!(bits(a) == bits(b), "the same range image at {} s", a.stamp);
+    }
 }

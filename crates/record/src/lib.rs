@@ -36,6 +36,7 @@ use ros::{MsgType, Transform};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+pub use writer::CpuTicks;
 use writer::{Job, Message, Queue, WriterResult};
 
 /// Why recording failed.
@@ -394,11 +395,15 @@ impl Recorder {
     }
 
     /// Finishes the file (summary, index, footer) and returns the per-topic counts.
-    pub fn finish(mut self) -> Result<BTreeMap<String, TopicCount>, RecordError> {
+    pub fn finish(mut self) -> Result<Finished, RecordError> {
         // Closing the queue lets the writer finish the file.
         self.queue = None;
         match self.writer.take().map(|h| h.join()) {
-            Some(Ok(result)) => result,
+            Some(Ok(result)) => result.map(|(counts, writer_cpu)| Finished {
+                counts,
+                writer_cpu,
+                process_cpu: writer::cpu_ticks(false),
+            }),
             Some(Err(_)) => Err(RecordError::Io {
                 path: self.path.clone(),
                 source: std::io::Error::other("the MCAP writer thread panicked"),
@@ -407,6 +412,28 @@ impl Recorder {
                 path: self.path.clone(),
                 source: std::io::Error::other("writing stopped at an earlier error"),
             }),
+        }
+    }
+}
+
+/// A finished recording: what it holds and what writing it cost.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// Messages and points per topic.
+    pub counts: BTreeMap<String, TopicCount>,
+    /// CPU time of the writer thread (encoding, compressing, writing), where the platform
+    /// tells.
+    pub writer_cpu: Option<CpuTicks>,
+    /// CPU time of the whole process until then, in the same units.
+    pub process_cpu: Option<CpuTicks>,
+}
+
+impl Finished {
+    /// The writer thread's share of the process's CPU time, 0 to 1.
+    pub fn writer_share(&self) -> Option<f64> {
+        match (self.writer_cpu, self.process_cpu) {
+            (Some(w), Some(p)) if p > 0 => Some(w as f64 / p as f64),
+            _ => None,
         }
     }
 }

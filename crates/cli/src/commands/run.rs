@@ -228,7 +228,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let finished = recorder.finish();
     let dumped = dumper.map(|d| d.finish()).transpose();
     result?;
-    let counts = finished?;
+    let finished = finished?;
     dumped?;
     let wall = started.elapsed().as_secs_f64();
     if !global.quiet {
@@ -239,7 +239,13 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             out.display(),
             size as f64 / 1e6
         );
-        for (topic, c) in &counts {
+        if let Some(share) = finished.writer_share() {
+            println!(
+                "  the writer thread (encoding, compressing, writing) used {:.1} % of the run's CPU time",
+                share * 100.0
+            );
+        }
+        for (topic, c) in &finished.counts {
             println!("  {topic}: {} messages, {} points", c.messages, c.points);
         }
     }

@@ -184,12 +184,17 @@ pub fn visible_in_bands<T: Send>(
             // Nearest (by the nearest corner) first, so that most of what lies behind is
             // skipped whole or a segment at a time. (The winner of a pixel does not depend on
             // the order.) Only triangles that may show are set up.
-            let mut by_nearness: Vec<(f64, u32)> = (triangles.iter().enumerate())
-                .map(|(k, t)| (t.nearest_inv_z(), k as u32))
+            // Sorted as plain integers: nearness to f32 precision (positive floats order as
+            // their bits), then the index.
+            let mut by_nearness: Vec<u64> = (triangles.iter().enumerate())
+                .map(|(k, t)| {
+                    let nearness = (t.nearest_inv_z() as f32).max(0.0).to_bits();
+                    (u64::from(!nearness) << 32) | k as u64
+                })
                 .collect();
-            by_nearness.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            by_nearness.sort_unstable();
             let mut setups: Vec<Option<Setup>> = triangles.iter().map(|_| None).collect();
-            for &(_, index) in &by_nearness {
+            for index in by_nearness.iter().map(|&key| key as u32) {
                 let t = triangles[index as usize];
                 if depths.hides(t) {
                     continue;

@@ -368,15 +368,11 @@ fn round(x: f64) -> f64 {
     if x.is_nan() || x.abs() >= 4.5e15 {
         return x.round();
     }
+    // `truncated` is never -0 (it comes from an integer), so adding 0 keeps it as it is. The
+    // step is arithmetic, not a branch: with noise its direction is a coin toss.
     let truncated = (x as i64) as f64;
     let fraction = x - truncated;
-    if fraction >= 0.5 {
-        truncated + 1.0
-    } else if fraction <= -0.5 {
-        truncated - 1.0
-    } else {
-        truncated
-    }
+    truncated + f64::from(i8::from(fraction >= 0.5) - i8::from(fraction <= -0.5))
 }
 
 #[cfg(test)]

@@ -302,12 +302,14 @@ pub fn linear_to_srgb_bytes(linear: [f32; 3]) -> [u8; 3] {
 fn srgb_byte_in(t: &SrgbTables, linear: f32) -> u8 {
     // The byte is the number of halfway points at or below the value: start from the count at
     // the lower end of the value's cell (exact: scaling by a power of two does not round),
-    // then step over the halfway point (at most one) between there and the value.
-    let cell = (linear.clamp(0.0, 1.0) * CELLS as f32) as usize;
-    let byte = usize::from(t.byte_at_cell[cell.min(CELLS)]);
+    // then step over the halfway point (at most one) between there and the value. Both table
+    // reads depend on the cell only, so they overlap. (`as u32`: one instruction, where
+    // `as usize` takes several on x86-64.)
+    let cell = ((linear.clamp(0.0, 1.0) * CELLS as f32) as u32 as usize).min(CELLS);
+    let (byte, next) = (t.byte_at_cell[cell], t.halfway_after_cell[cell]);
     // A step taken or not by arithmetic: which one is unpredictable, and a branch on it cost
     // more than the rest of the conversion.
-    (byte + usize::from(t.halfway.get(byte).is_some_and(|&h| h <= linear))) as u8
+    byte + u8::from(next <= linear)
 }
 
 /// Cells of the linear range `0..1` indexing [`SrgbTables::byte_at_cell`].
@@ -318,25 +320,37 @@ const CELLS: usize = 4096;
 
 struct SrgbTables {
     to_linear: [f32; 256],
-    /// `halfway[k]`: the linear value whose sRGB encoding is `(k + 0.5) / 255`.
-    halfway: [f32; 255],
     /// The number of halfway points at or below `cell / CELLS`.
     byte_at_cell: [u8; CELLS + 1],
+    /// The first halfway point above `cell / CELLS` (infinite above the last).
+    halfway_after_cell: [f32; CELLS + 1],
 }
 
 fn tables() -> &'static SrgbTables {
     static TABLES: std::sync::OnceLock<SrgbTables> = std::sync::OnceLock::new();
     TABLES.get_or_init(|| {
-        let halfway: [f32; 255] = std::array::from_fn(|k| decode((k as f64 + 0.5) / 255.0) as f32);
+        let halfway = halfway_points();
+        let byte_at_cell: [u8; CELLS + 1] = std::array::from_fn(|cell| {
+            let low = cell as f32 / CELLS as f32;
+            halfway.partition_point(|&h| h <= low) as u8
+        });
         SrgbTables {
             to_linear: std::array::from_fn(|b| decode(b as f64 / 255.0) as f32),
-            halfway,
-            byte_at_cell: std::array::from_fn(|cell| {
-                let low = cell as f32 / CELLS as f32;
-                halfway.partition_point(|&h| h <= low) as u8
+            byte_at_cell,
+            halfway_after_cell: byte_at_cell.map(|byte| {
+                halfway
+                    .get(usize::from(byte))
+                    .copied()
+                    .unwrap_or(f32::INFINITY)
             }),
         }
     })
+}
+
+/// `k` -> the linear value whose sRGB encoding is `(k + 0.5) / 255`: where rounding to a
+/// byte steps from `k` to `k + 1`.
+fn halfway_points() -> [f32; 255] {
+    std::array::from_fn(|k| decode((k as f64 + 0.5) / 255.0) as f32)
 }
 
 /// The sRGB transfer function's inverse: encoded 0..1 to linear 0..1.
@@ -381,7 +395,7 @@ mod tests {
             cells.windows(2).all(|c| c[1] - c[0] <= 1),
             "one step at most"
         );
-        let halfway = &tables().halfway;
+        let halfway = &halfway_points();
         let by_search = |l: f32| halfway.partition_point(|&h| h <= l) as u8;
         let cell_edges = (0..=CELLS).map(|c| c as f32 / CELLS as f32);
         let probes = halfway

@@ -285,3 +285,24 @@ fn compression_modes_hold_the_same_messages() {
         "the same messages in the same order"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_recording_can_be_written_into_a_pipe() {
+    // `--out /dev/stdout` with stdout a pipe: no seeking, nor direct writes, are possible.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pipe");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("file.mcap");
+    record(&file, "0.3", "2", None);
+    let piped = passerby()
+        .args(["run", "examples/sensor_rig.world.xml", "--duration", "0.3"])
+        .args(["--threads", "2", "--out", "/dev/stdout"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(
+        piped.stdout == std::fs::read(&file).unwrap(),
+        "the piped recording is the file's bytes"
+    );
+}

@@ -70,26 +70,25 @@ impl OutputFile {
     }
 
     /// Writes the first `len` bytes of the buffer at `self.offset`; direct writes round `len`
-    /// up to whole blocks (the caller has zeroed the padding).
+    /// up to whole blocks (the caller has zeroed the padding). Buffered writes are sequential
+    /// (no seeking, so a pipe works too).
     fn write_out(&mut self, len: usize) -> io::Result<()> {
+        let start = self.start;
         if self.direct {
             let padded = len.next_multiple_of(BLOCK);
-            let offset = self.offset;
-            let start = self.start;
-            self.file.seek(SeekFrom::Start(offset))?;
+            self.file.seek(SeekFrom::Start(self.offset))?;
             match self.file.write_all(&self.storage[start..start + padded]) {
                 Ok(()) => return Ok(()),
                 // The file system took `O_DIRECT` at open but not for writing: buffered from
                 // here on. A partial direct write is simply written again.
                 Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
                     self.file = OpenOptions::new().write(true).open(&self.path)?;
+                    self.file.seek(SeekFrom::Start(self.offset))?;
                     self.direct = false;
                 }
                 Err(e) => return Err(e),
             }
         }
-        self.file.seek(SeekFrom::Start(self.offset))?;
-        let start = self.start;
         self.file.write_all(&self.storage[start..start + len])
     }
 }

@@ -294,13 +294,16 @@ fn a_recording_can_be_written_into_a_pipe() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("file.mcap");
     record(&file, "0.3", "2", None);
-    let piped = passerby()
+    // Not quiet: the summary must keep out of the recording.
+    let piped = Command::new(env!("CARGO_BIN_EXE_passerby"))
+        .current_dir(repo())
         .args(["run", "examples/sensor_rig.world.xml", "--duration", "0.3"])
         .args(["--threads", "2", "--out", "/dev/stdout"])
-        .stderr(std::process::Stdio::inherit())
         .output()
         .unwrap();
     assert!(piped.status.success());
+    let told = String::from_utf8_lossy(&piped.stderr);
+    assert!(told.contains("wrote /dev/stdout"), "{told}");
     assert!(
         piped.stdout == std::fs::read(&file).unwrap(),
         "the piped recording is the file's bytes"

@@ -233,20 +233,26 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let wall = started.elapsed().as_secs_f64();
     if !global.quiet {
         let size = std::fs::metadata(&out).map_or(0, |m| m.len());
-        println!(
-            "simulated {simulated:.2} s in {wall:.2} s ({:.2}x real time); wrote {} ({:.1} MB)",
+        let mut summary = format!(
+            "simulated {simulated:.2} s in {wall:.2} s ({:.2}x real time); wrote {} ({:.1} MB)\n",
             simulated / wall.max(1e-9),
             out.display(),
             size as f64 / 1e6
         );
         if let Some(share) = finished.writer_share() {
-            println!(
-                "  the writer thread (encoding, compressing, writing) used {:.1} % of the run's CPU time",
+            summary += &format!(
+                "  the writer thread (encoding, compressing, writing) used {:.1} % of the run's CPU time\n",
                 share * 100.0
             );
         }
         for (topic, c) in &finished.counts {
-            println!("  {topic}: {} messages, {} points", c.messages, c.points);
+            summary += &format!("  {topic}: {} messages, {} points\n", c.messages, c.points);
+        }
+        // A recording written to standard output keeps it to itself.
+        if out == Path::new("/dev/stdout") {
+            eprint!("{summary}");
+        } else {
+            print!("{summary}");
         }
     }
     if interrupted.load(Ordering::SeqCst) {

@@ -357,12 +357,15 @@ impl Lidar {
                 .then_some(self.sensor.vehicle.as_deref())
                 .flatten(),
         );
-        let mut targets = vec![None; dirs.len()];
-        for (&i, t) in order.iter().zip(cast) {
-            targets[i] = t;
+        // Where each beam's answer is in `cast` (beams that do not fire have none): read in
+        // scan order through it rather than moving every answer into scan order.
+        let mut cast_index = vec![u32::MAX; dirs.len()];
+        for (j, &i) in order.iter().enumerate() {
+            cast_index[i] = j as u32;
         }
         let per_column = (self.period / f64::from(self.columns)) as f32;
-        for (k, target) in targets.into_iter().enumerate() {
+        for (k, &j) in cast_index.iter().enumerate() {
+            let target = cast.get(j as usize).copied().flatten();
             let index = range.start + k;
             let (column, ring) = ((index / rings) as u32, (index % rings) as u16);
             if !self.grid.fires(index) {

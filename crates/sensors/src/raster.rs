@@ -179,7 +179,6 @@ pub fn visible_in_bands<T: Send>(
         .for_each(|(band, (output, triangles))| {
             let first_row = band * BAND;
             let rows = BAND.min(h - first_row);
-            let mut pixels = vec![None; rows * w];
             let mut depths = Depths::new(first_row, rows, w);
             // Nearest (by the nearest corner) first, so that most of what lies behind is
             // skipped whole or a segment at a time. (The winner of a pixel does not depend on
@@ -205,17 +204,13 @@ pub fn visible_in_bands<T: Send>(
                 cover(t, &setup, index, far, triangles, &mut depths);
                 setups[index as usize] = Some(setup);
             }
-            let rows_of = pixels.chunks_mut(w).zip(depths.nearest.chunks(w));
-            for (row, (slots, nearest)) in (first_row..).zip(rows_of) {
-                for (col, (slot, &(_, index))) in slots.iter_mut().zip(nearest).enumerate() {
-                    if index == u32::MAX {
-                        continue;
-                    }
-                    let (t, setup) = (triangles[index as usize], &setups[index as usize]);
-                    let Some(setup) = setup else { continue };
-                    let Some(weights) = setup.weights(t, (col, row)) else {
-                        continue;
-                    };
+            // Every pixel is pushed, hit or not: no zeroed buffer to overwrite.
+            let mut pixels = Vec::with_capacity(rows * w);
+            for (row, nearest) in (first_row..).zip(depths.nearest.chunks(w)) {
+                pixels.extend(nearest.iter().enumerate().map(|(col, &(_, index))| {
+                    // No triangle: `u32::MAX`, past the end.
+                    let t = *triangles.get(index as usize)?;
+                    let weights = setups[index as usize].as_ref()?.weights(t, (col, row))?;
                     // The weights sum to 1 / depth.
                     let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
                     let bary = |c: usize| {
@@ -224,13 +219,13 @@ pub fn visible_in_bands<T: Send>(
                             + weights[2] * t.bary[2][c])
                             * depth
                     };
-                    *slot = Some(RasterHit {
+                    Some(RasterHit {
                         depth: depth as f32,
                         instance: t.instance,
                         triangle: t.triangle,
                         uv: [bary(0) as f32, bary(1) as f32],
-                    });
-                }
+                    })
+                }));
             }
             finish(first_row, &pixels, output);
         });

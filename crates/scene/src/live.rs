@@ -58,14 +58,26 @@ struct Animated {
     poser: Poser,
     vertices: Vec<Vec3>,
     to_assimp: Mat4,
+    /// Metres its body may extend from its feet (see [`body_reach`]).
+    reach: f32,
     /// Re-posed (skeleton) in the current update.
     posed: bool,
     /// Re-skinned in the current update.
     fresh: bool,
 }
 
-/// Metres a body may extend from its feet (tall people, raised arms).
+/// Metres a body may extend from its feet at least (tall people, raised arms).
 const BODY_REACH: f32 = 2.5;
+
+/// Metres a skinned body may extend from its feet (its object's origin) in any pose: half as
+/// far again as its rest pose reaches (limbs swing within that), and never less than
+/// [`BODY_REACH`]. `rest`: its mesh's vertices at rest.
+fn body_reach(rest: &[glam::Vec3A], object_from_mesh: &Affine3A) -> f32 {
+    let at_rest = rest.iter().fold(0.0f32, |m, v| {
+        m.max(object_from_mesh.transform_point3a(*v).length())
+    });
+    BODY_REACH.max(1.5 * at_rest)
+}
 
 /// Where one sensor may look in the coming step: how far from where, and which of its rays it
 /// casts then. Actors beyond every sensor's reach keep their last articulation; those within
@@ -114,34 +126,35 @@ impl Reach {
         }
     }
 
-    /// Whether a body whose feet are at `feet` is within reach, and whether a ray cast this
-    /// step may touch it.
-    fn sees(&self, feet: [f32; 3]) -> (bool, bool) {
+    /// Whether a body within `body` metres of its feet at `feet` is within reach, and whether
+    /// a ray cast this step may touch it (an arc counts as every ray unless `arcs`).
+    fn sees(&self, feet: [f32; 3], body: f32, arcs: bool) -> (bool, bool) {
         let d = std::array::from_fn::<f32, 3, _>(|k| feet[k] - self.centre[k]);
         let dot = |a: [f32; 3]| d[0] * a[0] + d[1] * a[1] + d[2] * a[2];
-        if dot(d).sqrt() > self.radius + BODY_REACH {
+        if dot(d).sqrt() > self.radius + BODY_REACH.max(body) {
             return (false, false);
         }
         let touched = match self.rays {
             RaysCast::None => false,
             RaysCast::All => true,
+            RaysCast::Arc { .. } if !arcs => true,
             RaysCast::Arc {
                 x_axis,
                 y_axis,
                 mid,
                 half_width,
             } => {
-                // The body lies within a ball of `BODY_REACH` about its feet; a ray lies in
-                // the half-plane of its azimuth, which meets that ball only within the angle
-                // the ball's shadow on the sensor's xy plane spans (a small margin covers
+                // The body lies within a ball of `body` about its feet; a ray lies in the
+                // half-plane of its azimuth, which meets that ball only within the angle the
+                // ball's shadow on the sensor's xy plane spans (a small margin covers
                 // rounding).
                 let (x, y) = (dot(x_axis), dot(y_axis));
                 let across = x.hypot(y);
-                across <= BODY_REACH || {
+                across <= body || {
                     let off = (y.atan2(x) - mid + std::f32::consts::PI)
                         .rem_euclid(std::f32::consts::TAU)
                         - std::f32::consts::PI;
-                    off.abs() <= half_width + (BODY_REACH / across).asin() + 1e-3
+                    off.abs() <= half_width + (body / across).asin() + 1e-3
                 }
             }
         };
@@ -242,6 +255,10 @@ impl LiveScene {
                 .filter(|(_, n)| !n.name.is_empty())
                 .map(|(i, n)| (n.name.clone(), i))
                 .collect();
+            let reach = body_reach(
+                built.scene.mesh(body.mesh).vertices(),
+                &body.object_from_mesh,
+            );
             // Posed at rest until a sensor can see it, so its skeleton is there from the start.
             let mut poser = Poser::new();
             poser.update(model, &Pose::rest(model));
@@ -254,6 +271,7 @@ impl LiveScene {
                 poser,
                 vertices: Vec::with_capacity(model.vertex_count()),
                 to_assimp: model.frame.assimp_from_file,
+                reach,
                 posed: false,
                 fresh: false,
             });
@@ -343,21 +361,28 @@ impl LiveScene {
         // Pose and skin every actor in parallel (each into its own buffer), then refit their
         // meshes in parallel; neither depends on the thread count.
         let actors = sim.actors();
-        // Whether an actor may be seen (its feet within a sensor's range plus a body's size),
-        // and whether a ray cast now may touch it.
-        let seen = |p: &passerby_world::Pose3| {
+        // Whether an actor may be seen (its feet within a sensor's range plus its body's
+        // size), and whether a ray cast now may touch it.
+        let seen = |p: &passerby_world::Pose3, body: f32, arcs: bool| {
             let feet = [p.x as f32, p.y as f32, p.z as f32];
             reach.map_or((true, true), |reaches| {
                 reaches.iter().fold((false, false), |(seen, touched), r| {
-                    let (s, t) = r.sees(feet);
+                    let (s, t) = r.sees(feet, body, arcs);
                     (seen || s, touched || t)
                 })
             })
         };
         for a in &mut self.animated {
-            (a.posed, a.fresh) = actors
-                .get(a.body.actor)
-                .map_or((false, false), |actor| seen(&actor.pose));
+            (a.posed, a.fresh) = actors.get(a.body.actor).map_or((false, false), |actor| {
+                // Parts moved from outside may go anywhere: no arc spares such a body.
+                let scale = actor
+                    .external
+                    .scale
+                    .iter()
+                    .fold(1.0f64, |m, &s| m.max(s.abs()));
+                let arcs = actor.external.parts.is_empty() && scale.is_finite();
+                seen(&actor.pose, a.reach * scale as f32, arcs)
+            });
         }
         self.animated
             .par_iter_mut()
@@ -396,7 +421,8 @@ impl LiveScene {
         for b in &mut self.blended {
             b.fresh = actors
                 .get(b.body.actor)
-                .is_some_and(|actor| seen(&actor.pose).1);
+                // Keyframe meshes may be of any size: no arc spares them.
+                .is_some_and(|actor| seen(&actor.pose, BODY_REACH, false).1);
         }
         self.blended
             .par_iter_mut()

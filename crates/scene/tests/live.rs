@@ -274,6 +274,15 @@ fn actors_within_reach_but_away_from_every_ray_are_posed_but_not_reskinned() {
     live.update_within(&sim, Some(&[far(std::f32::consts::PI)]))
         .unwrap();
     assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
+    // A part moved from outside may reach anywhere: no arc spares the body then.
+    let mut live = LiveScene::new(build_scene(&world, &mut library()), &world).unwrap();
+    let mut moved = Simulation::new(&world).unwrap();
+    moved.run_until(0.5);
+    moved
+        .set_transform("walker", Some("Head"), Transform::default())
+        .unwrap();
+    live.update_within(&moved, Some(&[far(0.0)])).unwrap();
+    assert_ne!(live.built.scene.mesh(mesh_id).vertices(), &rest[..]);
 }
 
 #[test]

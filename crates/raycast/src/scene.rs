@@ -26,6 +26,14 @@ pub struct Instance {
     normal_to_world: glam::Mat3A,
 }
 
+impl Instance {
+    /// The inverse transpose of `world_from_mesh`'s linear part: what carries a mesh-frame
+    /// normal to the world frame (placements may scale unevenly), up to its length.
+    pub fn normal_to_world(&self) -> glam::Mat3A {
+        self.normal_to_world
+    }
+}
+
 /// Meshes, instances and the top-level BVH.
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
@@ -273,8 +281,36 @@ impl Scene {
             if reached & all != 0 {
                 if n.count > 0 {
                     let first = n.right_or_first as usize;
-                    for &p in &self.tlas.prims[first..first + n.count as usize] {
-                        self.closest_packet_in_instance(p, rays, reached & all, &mut best);
+                    let prims = &self.tlas.prims[first..first + n.count as usize];
+                    for &p in prims {
+                        // A leaf's box holds several instances: each is entered only by the
+                        // rays that reach its own box (entering costs moving the rays into its
+                        // frame and testing its root).
+                        let active = if prims.len() == 1 {
+                            reached & all
+                        } else {
+                            let b = &self.instance_boxes[p as usize];
+                            let mut active = 0;
+                            for r in 0..rays.len() {
+                                if reached & (1 << r) != 0
+                                    && intersect_box(
+                                        rays[r].origin,
+                                        inv[r],
+                                        rays[r].t_min,
+                                        best[r].map_or(rays[r].t_max, |b| next_up(b.t)),
+                                        b.min,
+                                        b.max,
+                                    )
+                                    .is_some()
+                                {
+                                    active |= 1 << r;
+                                }
+                            }
+                            active
+                        };
+                        if active != 0 {
+                            self.closest_packet_in_instance(p, rays, active, &mut best);
+                        }
                     }
                 } else {
                     stack[sp] = n.right_or_first;

@@ -177,9 +177,7 @@ impl BuiltScene {
             .instance_surfaces
             .get(instance as usize)?
             .normal_at(triangle, u, v)?;
-        let m = self.scene.instance(instance).world_from_mesh.matrix3;
-        // Normals transform by the inverse transpose (placed meshes may be scaled unevenly).
-        let world = m.inverse().transpose() * Vec3A::from(n);
+        let world = self.scene.instance(instance).normal_to_world() * Vec3A::from(n);
         let unit = world.normalize_or_zero();
         (unit != Vec3A::ZERO).then_some(unit)
     }

@@ -360,6 +360,82 @@ impl Pass<'_> {
         (1.0 / ((i.fx * i.fy).sqrt() * aa as f64)) as f32
     }
 
+    /// [`Pass::block`] from rasterised hits, one sample per pixel, without a distortion: each
+    /// pixel is finished in one go (labels, colour), in row-major order.
+    fn finish_raster_block(
+        &self,
+        first: usize,
+        raster: &[Option<crate::raster::RasterHit>],
+        out: BlockOut<'_>,
+    ) {
+        let (view, lens) = (self.view, self.lens);
+        let w = lens.size().0;
+        let len = out.depth.len();
+        let origin = self.world_from_optical.translation;
+        let mut shading = self
+            .lighting
+            .zip(out.rgb)
+            .map(|(light, rgb)| (Shader::new(view, origin, light, self.pixel_width(1)), rgb));
+        // With shadows, colours wait for the block's shadow rays.
+        let mut waiting: Vec<Lit> = Vec::new();
+        let shadows = self.lighting.is_some_and(|l| l.shadows);
+        if shadows {
+            waiting.reserve_exact(len);
+        }
+        // Neighbouring pixels mostly see the same triangle: what it is is found once.
+        let mut last: Option<((u32, u32), Option<crate::Target>)> = None;
+        let rows = &lens.row_y[first / w..(first + len) / w];
+        let pixels = rows
+            .iter()
+            .flat_map(|&y| lens.column_x.iter().map(move |&x| Vec3A::new(x, y, 1.0)));
+        for (q, (optical, hit)) in pixels.zip(raster).enumerate() {
+            let dir = self.world_from_optical.transform_vector3a(optical);
+            let target = match hit {
+                // Directions the lens has none for see nothing.
+                Some(hit) if dir.is_finite() => {
+                    let key = (hit.instance, hit.triangle);
+                    let target = match last {
+                        Some((k, target)) if k == key => target,
+                        _ => {
+                            let target = view.target_of(hit);
+                            last = Some((key, target));
+                            target
+                        }
+                    };
+                    target.map(|target| crate::Target {
+                        t: hit.depth,
+                        surface: (hit.instance, hit.triangle, hit.uv),
+                        ..target
+                    })
+                }
+                _ => None,
+            };
+            if let Some(t) = &target {
+                out.depth[q] = t.t;
+                out.instance[q] = t.instance as i32;
+                out.class[q] = t.label;
+            }
+            if let Some((shader, rgb)) = &mut shading {
+                let lit = shader.sample(q, dir, target.as_ref());
+                if shadows {
+                    waiting.push(lit);
+                } else {
+                    let colour = shader.light.colour_of(lit);
+                    rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+                }
+            }
+        }
+        if let Some((shader, rgb)) = &mut shading
+            && shadows
+        {
+            shader.darken_shadowed(&mut waiting);
+            for (q, &lit) in waiting.iter().enumerate() {
+                let colour = shader.light.colour_of(lit);
+                rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+            }
+        }
+    }
+
     /// Fills the block of pixels `first..first + out.depth.len()` (row-major indices, whole
     /// rows from an even one), from the rasterised `raster` hits of these pixels (row-major) or
     /// else by casting rays.
@@ -370,6 +446,12 @@ impl Pass<'_> {
         out: BlockOut<'_>,
     ) {
         let (view, lens) = (self.view, self.lens);
+        if let Some(raster) = raster
+            && self.antialias == 1
+            && !lens.column_x.is_empty()
+        {
+            return self.finish_raster_block(first, raster, out);
+        }
         let i = lens.intrinsics();
         let (near, far) = (i.clip_min as f32, i.clip_max as f32);
         let origin = self.world_from_optical.translation;
@@ -484,26 +566,77 @@ fn shade(
     light: &Lighting,
     pixel_width: f32,
 ) -> Vec<[f32; 3]> {
-    // Albedo and the sun's incidence of each hit (negative: sky), and a shadow ray for those
-    // facing the sun.
-    let mut lit: Vec<([f32; 3], f32)> = Vec::with_capacity(hits.len());
-    let mut shadow_rays = Vec::new();
-    let mut shadow_of = Vec::new();
-    // Neighbouring samples mostly share a triangle: its texture scale is found once.
-    let mut scale_of: Option<((u32, u32), f32)> = None;
-    for (k, (hit, dir)) in hits.iter().zip(dirs).enumerate() {
+    let mut shader = Shader::new(view, origin, light, pixel_width);
+    let mut lit: Vec<Lit> = (hits.iter().zip(dirs).enumerate())
+        .map(|(k, (hit, dir))| shader.sample(k, *dir, hit.as_ref()))
+        .collect();
+    shader.darken_shadowed(&mut lit);
+    lit.iter().map(|&l| light.colour_of(l)).collect()
+}
+
+/// A sample's albedo (or, for the sky, its final colour) and the sun's incidence on it
+/// (negative: sky).
+type Lit = ([f32; 3], f32);
+
+impl Lighting {
+    /// The linear colour of a lit sample.
+    fn colour_of(&self, (colour, incidence): Lit) -> [f32; 3] {
+        if incidence < 0.0 {
+            return colour; // sky
+        }
+        let diffuse = (1.0 - self.ambient) * incidence;
+        std::array::from_fn(|c| colour[c] * (self.ambient + diffuse * self.colour[c]))
+    }
+}
+
+/// Shades a run of neighbouring samples seen from `origin` (on this thread): their albedo and
+/// the sun's incidence one by one, and the shadow rays of those facing the sun, traced
+/// together at the end.
+struct Shader<'a> {
+    view: &'a SceneView<'a>,
+    origin: Vec3A,
+    light: &'a Lighting,
+    /// A sample's width at depth 1 across the optical axis.
+    pixel_width: f32,
+    /// Neighbouring samples mostly share a triangle: its texture scale is found once.
+    scale_of: Option<((u32, u32), f32)>,
+    shadow_rays: Vec<Ray>,
+    /// The sample each shadow ray belongs to.
+    shadow_of: Vec<usize>,
+}
+
+impl<'a> Shader<'a> {
+    fn new(
+        view: &'a SceneView<'a>,
+        origin: Vec3A,
+        light: &'a Lighting,
+        pixel_width: f32,
+    ) -> Shader<'a> {
+        Shader {
+            view,
+            origin,
+            light,
+            pixel_width,
+            scale_of: None,
+            shadow_rays: Vec::new(),
+            shadow_of: Vec::new(),
+        }
+    }
+
+    /// Sample `k`, seen along `dir` (of depth 1): what it hit, if anything.
+    fn sample(&mut self, k: usize, dir: Vec3A, hit: Option<&crate::Target>) -> Lit {
         let Some(t) = hit else {
-            let background = if dir.is_finite() { sky(*dir) } else { [0.0; 3] };
-            lit.push((background, -1.0));
-            continue;
+            let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
+            return (background, -1.0);
         };
-        let cos = t.normal.dot(*dir);
+        let view = self.view;
+        let cos = t.normal.dot(dir);
         let key = (t.surface.0, t.surface.1);
-        let scale = match scale_of {
+        let scale = match self.scale_of {
             Some((k, scale)) if k == key => scale,
             _ => {
                 let scale = view.texture_scale(t);
-                scale_of = Some((key, scale));
+                self.scale_of = Some((key, scale));
                 scale
             }
         };
@@ -512,7 +645,7 @@ fn shade(
         // levels stop mattering anyway).
         let uv_across = if scale > 0.0 {
             let obliquity = (cos.abs() / dir.length()).max(1.0 / 16.0);
-            t.t * pixel_width / obliquity * scale
+            t.t * self.pixel_width / obliquity * scale
         } else {
             0.0
         };
@@ -524,34 +657,37 @@ fn shade(
         let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
         let facing = t.normal * toward_camera;
         let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
+        let light = self.light;
         let incidence = shading.dot(light.to_sun).max(0.0);
         if light.shadows && incidence > 0.0 {
-            let point = origin + *dir * t.t;
+            let origin = self.origin;
+            let point = origin + dir * t.t;
             // Off the surface by more than the hit's rounding error at its distance.
             let lift = 1e-4 + 1e-5 * (point - origin).length();
             if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
-                shadow_rays.push(ray);
-                shadow_of.push(k);
+                self.shadow_rays.push(ray);
+                self.shadow_of.push(k);
             }
         }
-        lit.push((albedo, incidence));
+        (albedo, incidence)
     }
-    let mut blocked = vec![false; shadow_rays.len()];
-    view.blocked_run(&shadow_rays, &mut blocked);
-    for (&blocked, &k) in blocked.iter().zip(&shadow_of) {
-        if blocked {
-            lit[k].1 = 0.0;
+
+    /// Traces the shadow rays of the samples so far and takes the sun from those it misses
+    /// (`lit[k]` is sample `k`).
+    fn darken_shadowed(&mut self, lit: &mut [Lit]) {
+        if self.shadow_rays.is_empty() {
+            return;
         }
-    }
-    lit.iter()
-        .map(|&(colour, incidence)| {
-            if incidence < 0.0 {
-                return colour; // sky
+        let mut blocked = vec![false; self.shadow_rays.len()];
+        self.view.blocked_run(&self.shadow_rays, &mut blocked);
+        for (&blocked, &k) in blocked.iter().zip(&self.shadow_of) {
+            if blocked {
+                lit[k].1 = 0.0;
             }
-            let diffuse = (1.0 - light.ambient) * incidence;
-            std::array::from_fn(|c| colour[c] * (light.ambient + diffuse * light.colour[c]))
-        })
-        .collect()
+        }
+        self.shadow_rays.clear();
+        self.shadow_of.clear();
+    }
 }
 
 /// One rendered frame of a `camera` (or the colour half of an `rgbd_camera`).

@@ -166,7 +166,8 @@ impl Sweep {
         Sweep {
             stamp,
             next_column: 0,
-            points: Vec::new(),
+            // Every beam may return: the list never grows (and copies) during the sweep.
+            points: Vec::with_capacity(rings * columns as usize),
             range_image: vec![f32::NAN; rings * columns as usize],
         }
     }

@@ -139,7 +139,7 @@ pub fn visible_in_bands<T: Send>(
                 .par_chunks(TRIANGLE_CHUNK)
                 .enumerate()
                 .map(|(chunk, triangles)| {
-                    let mut out = Vec::new();
+                    let mut out = Vec::with_capacity(triangles.len());
                     for (k, tri) in triangles.iter().enumerate() {
                         let t = (chunk * TRIANGLE_CHUNK + k) as u32;
                         let corners = tri.map(|v| &vertices[v as usize]);
@@ -161,7 +161,11 @@ pub fn visible_in_bands<T: Send>(
                     out
                 })
                 .collect();
-            parts.into_iter().flatten().collect::<Vec<_>>()
+            let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+            for part in parts {
+                all.extend(part);
+            }
+            all
         })
         .collect();
     // Bin into bands, then rasterise bands in parallel.

@@ -250,73 +250,77 @@ impl Scene {
             std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
         // Rays from one origin (a lidar's, a camera's) pass inner nodes as one beam.
         let beam = Beam::new(rays, &inv);
+        // Each ray's bound (one ulp past its best hit so far) and the beam's (the largest),
+        // refreshed only when an instance was entered.
+        let bounds = |best: &[Option<Hit>; PACKET]| {
+            let limits: [f32; PACKET] = std::array::from_fn(|r| {
+                rays.get(r)
+                    .map_or(0.0, |ray| best[r].map_or(ray.t_max, |b| next_up(b.t)))
+            });
+            (limits, limits.iter().copied().fold(0.0, f32::max))
+        };
+        let (mut limits, mut beam_limit) = bounds(&best);
+        // The rays of `candidates` that reach the box `min..max`.
+        let reach = |min: Vec3A,
+                     max: Vec3A,
+                     candidates: u32,
+                     (limits, beam_limit): (&[f32; PACKET], f32)|
+         -> u32 {
+            if let Some(beam) = &beam
+                && !beam.reaches(min, max, beam_limit)
+            {
+                return 0;
+            }
+            let mut reached = 0;
+            for (r, ray) in rays.iter().enumerate() {
+                if candidates & (1 << r) != 0
+                    && intersect_box(ray.origin, inv[r], ray.t_min, limits[r], min, max).is_some()
+                {
+                    reached |= 1 << r;
+                }
+            }
+            reached
+        };
         let mut stack = [0u32; crate::bvh::MAX_DEPTH];
         let mut sp = 0;
         let mut node = 0usize;
         loop {
             let n = &nodes[node];
             let (min, max) = (n.bounds.min, n.bounds.max);
-            let limit = |r: usize| best[r].map_or(rays[r].t_max, |b| next_up(b.t));
-            let reached = match &beam {
-                Some(beam) if n.count == 0 => {
-                    let beam_limit = (0..rays.len()).map(limit).fold(0.0, f32::max);
-                    if beam.reaches(min, max, beam_limit) {
-                        all
-                    } else {
-                        0
-                    }
-                }
-                _ => {
-                    let mut reached = 0;
-                    for (r, ray) in rays.iter().enumerate() {
-                        if intersect_box(ray.origin, inv[r], ray.t_min, limit(r), min, max)
-                            .is_some()
-                        {
-                            reached |= 1 << r;
-                        }
-                    }
-                    reached
-                }
-            };
-            if reached & all != 0 {
-                if n.count > 0 {
-                    let first = n.right_or_first as usize;
-                    let prims = &self.tlas.prims[first..first + n.count as usize];
-                    for &p in prims {
-                        // A leaf's box holds several instances: each is entered only by the
-                        // rays that reach its own box (entering costs moving the rays into its
-                        // frame and testing its root).
-                        let active = if prims.len() == 1 {
-                            reached & all
-                        } else {
-                            let b = &self.instance_boxes[p as usize];
-                            let mut active = 0;
-                            for r in 0..rays.len() {
-                                if reached & (1 << r) != 0
-                                    && intersect_box(
-                                        rays[r].origin,
-                                        inv[r],
-                                        rays[r].t_min,
-                                        best[r].map_or(rays[r].t_max, |b| next_up(b.t)),
-                                        b.min,
-                                        b.max,
-                                    )
-                                    .is_some()
-                                {
-                                    active |= 1 << r;
-                                }
-                            }
-                            active
-                        };
-                        if active != 0 {
-                            self.closest_packet_in_instance(p, rays, active, &mut best);
-                        }
-                    }
-                } else {
+            if n.count == 0 {
+                // Inner nodes: the whole packet goes on if the beam (or else some ray) may
+                // reach the box.
+                let reached = match &beam {
+                    Some(beam) => beam.reaches(min, max, beam_limit),
+                    None => reach(min, max, all, (&limits, beam_limit)) != 0,
+                };
+                if reached {
                     stack[sp] = n.right_or_first;
                     sp += 1;
                     node += 1;
                     continue;
+                }
+            } else {
+                let reached = reach(min, max, all, (&limits, beam_limit));
+                let first = n.right_or_first as usize;
+                let prims = &self.tlas.prims[first..first + n.count as usize];
+                for &p in prims
+                    .iter()
+                    .take(if reached == 0 { 0 } else { prims.len() })
+                {
+                    // A leaf's box holds several instances: each is entered only by the rays
+                    // that reach its own box (entering costs moving the rays into its frame
+                    // and testing its root).
+                    let active = if prims.len() == 1 {
+                        reached
+                    } else {
+                        let b = &self.instance_boxes[p as usize];
+                        reach(b.min, b.max, reached, (&limits, beam_limit))
+                    };
+                    if active != 0 {
+                        self.closest_packet_in_instance(p, rays, active, &mut best);
+                        (limits, beam_limit) = bounds(&best);
+                    }
                 }
             }
             if sp == 0 {

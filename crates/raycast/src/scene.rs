@@ -419,7 +419,7 @@ struct Beam {
     inv_lo: Vec3A,
     inv_hi: Vec3A,
     /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
-    ascending: [bool; 3],
+    ascending: glam::BVec3A,
     t_min: f32,
 }
 
@@ -444,27 +444,21 @@ impl Beam {
             origin,
             inv_lo,
             inv_hi,
-            ascending,
+            ascending: glam::BVec3A::from(ascending),
             t_min,
         })
     }
 
-    /// Whether some ray may reach the box `min..max` before `t_max`.
+    /// Whether some ray may reach the box `min..max` before `t_max`. (All three axes at once:
+    /// the inverse directions are finite and non-zero, so no product is NaN and the vector
+    /// minima and maxima are the scalar ones.)
     fn reaches(&self, min: Vec3A, max: Vec3A, t_max: f32) -> bool {
-        let mut near = self.t_min;
-        let mut far = f32::INFINITY;
-        for a in 0..3 {
-            let (enter, exit) = if self.ascending[a] {
-                (min[a], max[a])
-            } else {
-                (max[a], min[a])
-            };
-            let (d0, d1) = (enter - self.origin[a], exit - self.origin[a]);
-            near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
-            far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
-        }
+        let enter = Vec3A::select(self.ascending, min, max) - self.origin;
+        let exit = Vec3A::select(self.ascending, max, min) - self.origin;
+        let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
+        let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
         // Widened by 2·gamma(3), as the single-ray test.
-        near <= (far * (1.0 + 6.0 * f32::EPSILON)).min(t_max)
+        near.max(self.t_min) <= (far * (1.0 + 6.0 * f32::EPSILON)).min(t_max)
     }
 }
 

@@ -163,9 +163,26 @@ pub(crate) fn intersect_box(
 ) -> Option<f32> {
     let t0 = (min - origin) * inv_dir;
     let t1 = (max - origin) * inv_dir;
-    let near = t0.min(t1).max_element().max(t_min);
+    let near = larger_or(t0.min(t1).max_element(), t_min);
     // Widened by 2·gamma(3) (Ize 2013), so rounding never rejects a box that a ray through
     // one of its edges or corners does reach.
-    let far = (t0.max(t1).min_element() * (1.0 + 2.0 * 3.0 * f32::EPSILON)).min(t_max);
+    let far = smaller_or(
+        t0.max(t1).min_element() * (1.0 + 2.0 * 3.0 * f32::EPSILON),
+        t_max,
+    );
     (near <= far).then_some(near)
+}
+
+/// `x` if it is larger than `or`, else `or` (also when `x` is NaN): `x.max(or)` for an `or`
+/// that is never NaN, in one instruction (`f32::max` must also handle a NaN `or`).
+#[inline(always)]
+pub(crate) fn larger_or(x: f32, or: f32) -> f32 {
+    if x > or { x } else { or }
+}
+
+/// `x` if it is smaller than `or`, else `or` (also when `x` is NaN): `x.min(or)` for an `or`
+/// that is never NaN, in one instruction.
+#[inline(always)]
+pub(crate) fn smaller_or(x: f32, or: f32) -> f32 {
+    if x < or { x } else { or }
 }

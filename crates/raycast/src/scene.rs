@@ -7,7 +7,7 @@
 
 use crate::bvh::{Aabb, Bvh};
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
-use crate::ray::{Hit, Ray, intersect_box};
+use crate::ray::{Hit, Ray, intersect_box, larger_or, smaller_or};
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
 
@@ -458,7 +458,7 @@ impl Beam {
         let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
         let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
         // Widened by 2·gamma(3), as the single-ray test.
-        near.max(self.t_min) <= (far * (1.0 + 6.0 * f32::EPSILON)).min(t_max)
+        larger_or(near, self.t_min) <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)
     }
 }
 

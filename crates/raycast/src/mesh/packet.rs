@@ -10,7 +10,7 @@
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
 use crate::packs::{PackRay, intersect_pack};
-use crate::ray::{Shear, intersect_box};
+use crate::ray::{Shear, intersect_box, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
@@ -178,7 +178,7 @@ impl TriangleMesh {
                             hit & 8 != 0,
                         );
                         let nearest = Vec4::select(lanes_hit, near, Vec4::INFINITY);
-                        entry = entry.min(nearest.min_element());
+                        entry = smaller_or(nearest.min_element(), entry);
                     }
                 }
                 if reached == 0 {

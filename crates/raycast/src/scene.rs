@@ -257,7 +257,7 @@ impl Scene {
                 rays.get(r)
                     .map_or(0.0, |ray| best[r].map_or(ray.t_max, |b| next_up(b.t)))
             });
-            (limits, limits.iter().copied().fold(0.0, f32::max))
+            (limits, limits.iter().copied().fold(0.0, larger_or))
         };
         let (mut limits, mut beam_limit) = bounds(&best);
         // The rays of `candidates` that reach the box `min..max`.

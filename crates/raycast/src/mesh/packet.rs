@@ -10,7 +10,7 @@
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
 use crate::packs::{PackRay, intersect_pack};
-use crate::ray::{Shear, intersect_box, smaller_or};
+use crate::ray::{Shear, intersect_box, larger_or, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
@@ -120,7 +120,7 @@ impl TriangleMesh {
         // Box-test bounds, refreshed only when a leaf test moved a hit closer.
         let bounds = |t_far: &[f32; PACKET]| {
             let up = t_far.map(next_up);
-            let beam = lanes(active).map(|r| up[r]).fold(0.0, f32::max);
+            let beam = lanes(active).map(|r| up[r]).fold(0.0, larger_or);
             (group(&|r| up[r]), beam)
         };
         let (mut t_max, mut beam_t_max) = bounds(&t_far);
@@ -253,19 +253,17 @@ impl Frustum {
     fn new(rays: &RayPacket, shears: &[Shear; PACKET], active: u32) -> Option<Frustum> {
         let first = lanes(active).next()?;
         let origin = rays.origin[first];
-        let mut inv_lo = [f32::INFINITY; 3];
-        let mut inv_hi = [f32::NEG_INFINITY; 3];
+        let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
         let mut t_min = f32::INFINITY;
         for r in lanes(active) {
             let inv = shears[r].inv_dir;
             if rays.origin[r] != origin || !inv.is_finite() {
                 return None;
             }
-            for a in 0..3 {
-                inv_lo[a] = inv_lo[a].min(inv[a]);
-                inv_hi[a] = inv_hi[a].max(inv[a]);
-            }
-            t_min = t_min.min(rays.t_min[r]);
+            // Finite: the vector minima and maxima are the scalar ones.
+            inv_lo = inv_lo.min(inv);
+            inv_hi = inv_hi.max(inv);
+            t_min = smaller_or(rays.t_min[r], t_min);
         }
         let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
         if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
@@ -273,8 +271,8 @@ impl Frustum {
         }
         Some(Frustum {
             origin: [0, 1, 2].map(|a| Vec4::splat(origin[a])),
-            inv_lo: inv_lo.map(Vec4::splat),
-            inv_hi: inv_hi.map(Vec4::splat),
+            inv_lo: inv_lo.to_array().map(Vec4::splat),
+            inv_hi: inv_hi.to_array().map(Vec4::splat),
             ascending,
             t_min: Vec4::splat(t_min),
         })

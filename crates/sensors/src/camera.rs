@@ -624,6 +624,7 @@ impl<'a> Shader<'a> {
     }
 
     /// Sample `k`, seen along `dir` (of depth 1): what it hit, if anything.
+    #[inline]
     fn sample(&mut self, k: usize, dir: Vec3A, hit: Option<&crate::Target>) -> Lit {
         let Some(t) = hit else {
             let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
@@ -651,7 +652,7 @@ impl<'a> Shader<'a> {
         };
         let albedo = view
             .colour(t, uv_across)
-            .unwrap_or(PALETTE[t.label as usize % PALETTE.len()]);
+            .unwrap_or_else(|| PALETTE[t.label as usize % PALETTE.len()]);
         // Lambert from the side the camera sees, with the interpolated normal of a smooth
         // surface turned to that side too.
         let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };

@@ -406,6 +406,16 @@ fn cover(
         if first > last || !inside(last) {
             continue;
         }
+        // `1 / depth` along the row: the sum of the scaled edge functions, affine in the column
+        // (the exact edge values only decide coverage; depth ties are rare and any rounding of
+        // them is deterministic).
+        let (at_zero, per_column) = (0..3).fold((0.0, 0.0), |(a, b), k| {
+            let (lo, _, dy, _) = edges[k];
+            (
+                a + scale[k] * (row_terms[k] + dy * lo[0]),
+                b - scale[k] * dy,
+            )
+        });
         let local = row - first_row;
         let line = &mut depths.nearest[local * w..(local + 1) * w];
         let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
@@ -419,8 +429,7 @@ fn cover(
             let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
             let mut changed = false;
             for (col, slot) in cols.clone().zip(&mut line[*cols.start()..]) {
-                let e = edge_terms(col as f64);
-                let inv_depth = 0.0 + e[0] * scale[0] + e[1] * scale[1] + e[2] * scale[2];
+                let inv_depth = at_zero + per_column * col as f64;
                 if inv_depth < inv_far {
                     continue;
                 }

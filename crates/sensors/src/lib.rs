@@ -174,31 +174,30 @@ impl SceneView<'_> {
         ignore: Option<&str>,
     ) -> Option<Target> {
         let scene = &self.built.scene;
-        // Past the ignored body, a few times at most (it may be hit on entry and exit).
-        for _ in 0..16 {
+        // Past the ignored body, 16 times at most (it may be hit on entry and exit).
+        let mut passed = 0;
+        loop {
             let h = hit?;
             let object = self.built.object_of(h.instance, h.triangle)?;
             if ignore != Some(object.name.as_str()) {
-                break;
+                return Some(Target {
+                    t: h.t,
+                    normal: h.normal,
+                    instance: object.id,
+                    label: object.class_id,
+                    surface: (h.instance, h.triangle, [h.u, h.v]),
+                });
             }
+            if passed == 16 {
+                return None;
+            }
+            passed += 1;
             let again = Ray {
                 t_min: h.t + PASS_THROUGH,
                 ..*ray
             };
             hit = scene.closest(&again);
         }
-        let h = hit?;
-        let object = self.built.object_of(h.instance, h.triangle)?;
-        if ignore == Some(object.name.as_str()) {
-            return None;
-        }
-        Some(Target {
-            t: h.t,
-            normal: h.normal,
-            instance: object.id,
-            label: object.class_id,
-            surface: (h.instance, h.triangle, [h.u, h.v]),
-        })
     }
 
     /// What rasterised pixels see, as rays would report it; neighbours mostly share a

@@ -365,10 +365,12 @@ impl Lidar {
             cast_index[i] = j as u32;
         }
         let per_column = (self.period / f64::from(self.columns)) as f32;
-        for (k, &j) in cast_index.iter().enumerate() {
+        // Beams in scan order: rings within columns (counted, not divided out).
+        let beams =
+            (columns.clone()).flat_map(|column| (0..rings as u16).map(move |ring| (column, ring)));
+        for ((k, &j), (column, ring)) in cast_index.iter().enumerate().zip(beams) {
             let target = cast.get(j as usize).copied().flatten();
             let index = range.start + k;
-            let (column, ring) = ((index / rings) as u32, (index % rings) as u16);
             if !self.grid.fires(index) {
                 continue;
             }

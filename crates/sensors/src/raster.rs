@@ -214,7 +214,9 @@ pub fn visible_in_bands<T: Send>(
                 pixels.extend(nearest.iter().enumerate().map(|(col, &(_, index))| {
                     // No triangle: `u32::MAX`, past the end.
                     let t = *triangles.get(index as usize)?;
-                    let weights = setups[index as usize].as_ref()?.weights(t, (col, row))?;
+                    // Only pixels the triangle covers hold it: their edge values are all
+                    // non-negative (or ties it owns).
+                    let weights = setups[index as usize].as_ref()?.weights(t, (col, row));
                     // The weights sum to 1 / depth.
                     let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
                     let bary = |c: usize| {
@@ -289,18 +291,16 @@ impl Setup {
         })
     }
 
-    /// The perspective weights (`lambda_k / z_k`) at pixel centre `(col, row)`, if inside.
-    fn weights(&self, t: &ScreenTriangle, (col, row): (usize, usize)) -> Option<[f64; 3]> {
+    /// The perspective weights (`lambda_k / z_k`) at pixel centre `(col, row)`, one the
+    /// triangle covers.
+    fn weights(&self, t: &ScreenTriangle, (col, row): (usize, usize)) -> [f64; 3] {
         let (px, py) = (col as f64, row as f64);
-        let mut w = [0.0f64; 3];
-        for (k, &(lo, dx, dy, owns_ties)) in self.edges.iter().enumerate() {
+        std::array::from_fn(|k| {
+            let (lo, dx, dy, _) = self.edges[k];
+            // The very edge values `cover` found non-negative here.
             let e = dx * (py - lo[1]) - dy * (px - lo[0]);
-            if e < 0.0 || (e == 0.0 && !owns_ties) {
-                return None;
-            }
-            w[k] = e * self.inv_area * t.inv_z[k];
-        }
-        Some(w)
+            e * self.inv_area * t.inv_z[k]
+        })
     }
 }
 

@@ -303,13 +303,32 @@ fn srgb_byte_in(t: &SrgbTables, linear: f32) -> u8 {
     // The byte is the number of halfway points at or below the value: start from the count at
     // the lower end of the value's cell (exact: scaling by a power of two does not round),
     // then step over the halfway point (at most one) between there and the value. Both table
-    // reads depend on the cell only, so they overlap. (`as u32`: one instruction, where
-    // `as usize` takes several on x86-64.)
-    let cell = ((linear.clamp(0.0, 1.0) * CELLS as f32) as u32 as usize).min(CELLS);
+    // reads depend on the cell only, so they overlap.
+    let (cell, clamped) = cell_of(linear);
     let (byte, next) = (t.byte_at_cell[cell], t.halfway_after_cell[cell]);
     // A step taken or not by arithmetic: which one is unpredictable, and a branch on it cost
-    // more than the rest of the conversion.
-    byte + u8::from(next <= linear)
+    // more than the rest of the conversion. (Clamped: above the last cell, where the next
+    // halfway point is infinite, an infinite value must not step.)
+    byte + u8::from(next <= clamped)
+}
+
+/// The cell of `linear` (clamped to `0..=1`, NaN as 0): `floor(linear * CELLS)`, or one less
+/// where `linear` is exactly a cell's lower end, which is also the upper end of the cell below
+/// (the tables answer the same there). Without a float-to-integer conversion: adding
+/// `1.5 * 2^23` rounds `linear * CELLS - 0.5` to an integer (ties to even) in the low bits of
+/// the sum. `linear * CELLS` is exact (CELLS is a power of two), and so is the subtraction
+/// wherever it matters (from 0.5 up; below, everything rounds to cell 0).
+/// Also returns the clamped value.
+#[inline]
+fn cell_of(linear: f32) -> (usize, f32) {
+    const MAGIC: f32 = 12_582_912.0;
+    let clamped = if linear > 0.0 { linear } else { 0.0 };
+    let clamped = if clamped < 1.0 { clamped } else { 1.0 };
+    let shifted = (clamped * CELLS as f32 - 0.5) + MAGIC;
+    (
+        ((shifted.to_bits() & 0x7F_FFFF) - (1 << 22)) as usize,
+        clamped,
+    )
 }
 
 /// Cells of the linear range `0..1` indexing [`SrgbTables::byte_at_cell`].
@@ -388,6 +407,14 @@ mod tests {
             (0, 255)
         );
         assert_eq!(linear_to_srgb_byte(f32::NAN), 0);
+        let extremes = [
+            f32::NEG_INFINITY,
+            -0.0,
+            1e-45,
+            0.5 / CELLS as f32,
+            f32::INFINITY,
+        ];
+        assert_eq!(extremes.map(linear_to_srgb_byte), [0, 0, 0, 0, 255]);
         // The cell shortcut counts exactly as a search of the halfway points, on each side of
         // every halfway point and cell edge and across the range.
         let cells = &tables().byte_at_cell;

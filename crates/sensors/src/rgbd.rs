@@ -156,34 +156,24 @@ impl RgbdCamera {
             return frame;
         }
         let world_from_depth = *world_from_body * body_from_optical();
-        let pixels = match &colour_pixels {
-            // The colour camera's pass answers for depth when both see through the same pixels
-            // from the same place with the same near plane: the nearest surface beyond the
-            // near plane, kept if within the depth camera's far plane.
-            Some(p) if self.shares_depth_pixels() => {
-                let far = self.params.depth.clip_max as f32;
-                let keep = |d: f32| d > 0.0 && d <= far;
-                crate::camera::Pixels {
-                    depth: (p.depth.par_iter())
-                        .map(|&d| if keep(d) { d } else { 0.0 })
-                        .collect(),
-                    instance: (p.depth.par_iter().zip(&p.instance))
-                        .map(|(&d, &i)| if keep(d) { i } else { 0 })
-                        .collect(),
-                    class: (p.depth.par_iter().zip(&p.class))
-                        .map(|(&d, &c)| if keep(d) { c } else { 0 })
-                        .collect(),
-                    rgb: Vec::new(),
-                }
-            }
-            _ => trace(
+        // The colour camera's pass answers for depth when both see through the same pixels
+        // from the same place with the same near plane: the nearest surface beyond the near
+        // plane, kept if within the depth camera's far plane.
+        let own_pixels = match &colour_pixels {
+            Some(_) if self.shares_depth_pixels() => None,
+            _ => Some(trace(
                 view,
                 &self.depth_lens,
                 &world_from_depth,
                 None,
                 1,
                 self.visibility,
-            ),
+            )),
+        };
+        let (depths, far) = match (&own_pixels, &colour_pixels) {
+            (Some(own), _) => (&own.depth, f32::INFINITY),
+            (None, Some(colour)) => (&colour.depth, self.params.depth.clip_max as f32),
+            (None, None) => unreachable!("depth pixels are shared only with a colour pass"),
         };
         let units = self.params.depth_resolution;
         let max_units = (self.params.depth.clip_max / units).floor().min(65535.0);
@@ -197,11 +187,11 @@ impl RgbdCamera {
         };
         let mut data = vec![0u16; w * h];
         data.par_chunks_mut(w)
-            .zip(pixels.depth.par_chunks(w))
+            .zip(depths.par_chunks(w))
             .zip(rows.par_iter_mut())
             .for_each(|((out, depth), rng)| {
                 for (unit, &d) in out.iter_mut().zip(depth) {
-                    if d <= 0.0 {
+                    if d <= 0.0 || d > far {
                         continue;
                     }
                     let clean = round(f64::from(d) / units);
@@ -215,7 +205,13 @@ impl RgbdCamera {
                 }
             });
         fill(&mut frame.colour, colour_pixels);
-        frame.points = self.points(&data, &pixels, frame.colour.as_ref());
+        // Labels of the pixels with a depth (the same pixels' in a shared pass).
+        let (instance, class) = match (&own_pixels, &frame.colour) {
+            (Some(own), _) => (&own.instance, &own.class),
+            (None, Some(colour)) => (&colour.instance, &colour.class),
+            (None, None) => unreachable!("depth pixels are shared only with a colour pass"),
+        };
+        frame.points = self.points(&data, (instance, class), frame.colour.as_ref());
         frame.depth = Some(DepthImage {
             intrinsics: self.params.depth.clone(),
             units,
@@ -257,7 +253,7 @@ impl RgbdCamera {
     fn points(
         &self,
         data: &[u16],
-        pixels: &crate::camera::Pixels,
+        (pixel_instance, pixel_class): (&[i32], &[u16]),
         colour: Option<&CameraFrame>,
     ) -> DepthPoints {
         let (w, _) = self.depth_lens.size();
@@ -333,8 +329,8 @@ impl RgbdCamera {
                         });
                     }
                     xyz[i] = point.to_array();
-                    instance[i] = pixels.instance[p].max(0) as u32;
-                    label[i] = pixels.class[p];
+                    instance[i] = pixel_instance[p].max(0) as u32;
+                    label[i] = pixel_class[p];
                 }
             });
         points

@@ -76,13 +76,6 @@ impl Surface {
         self
     }
 
-    /// The interpolated shading normal of `triangle` at barycentric `(u, v)`, mesh frame, not
-    /// normalised; `None` for flat facets.
-    pub fn normal_at(&self, triangle: u32, u: f32, v: f32) -> Option<Vec3> {
-        let [a, b, c] = self.triangle_normals.get(triangle as usize)?;
-        Some(*a * (1.0 - u - v) + *b * u + *c * v)
-    }
-
     /// A model's look, its meshes merged in order (as the scene merges their triangles);
     /// `tint` replaces every material's colour and texture (MVSim's `model_color`).
     pub fn of_model(model: &Model, tint: Option<Color>) -> Surface {
@@ -137,24 +130,6 @@ impl Surface {
         self.triangle_normals.clear();
     }
 
-    /// The linear colour of `triangle` at barycentric `(u, v)` (weights of its second and
-    /// third corners), seen through a footprint `uv_across` wide in texture coordinates (see
-    /// [`Surface::texture_scale`]; 0 for the full-resolution texture). `None` for a triangle
-    /// it does not have.
-    pub fn colour_at(&self, triangle: u32, u: f32, v: f32, uv_across: f32) -> Option<[f32; 3]> {
-        let t = triangle as usize;
-        let material = self
-            .materials
-            .get(*self.triangle_material.get(t)? as usize)?;
-        let Some(texture) = &material.texture else {
-            return Some(material.colour);
-        };
-        let [a, b, c] = self.triangle_uvs.get(t)?;
-        let uv = *a * (1.0 - u - v) + *b * u + *c * v;
-        let texel = sample_mipmapped(texture, uv, uv_across);
-        Some(std::array::from_fn(|k| material.colour[k] * texel[k]))
-    }
-
     /// Texture coordinates per unit of length on `triangle` (the square root of the ratio of
     /// its area in texture coordinates to `area()`, its area; asked for only when it is
     /// textured), or 0 when it has no texture.
@@ -169,6 +144,65 @@ impl Surface {
         let uv_area = 0.5 * (*b - *a).perp_dot(*c - *a).abs();
         let scale = (uv_area / area()).sqrt();
         if scale.is_finite() { scale } else { 0.0 }
+    }
+}
+
+/// How one triangle of a placed mesh looks: what [`Surface`] holds for it and how its normals
+/// reach the world frame, looked up once for the many samples that see it.
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleLook<'a> {
+    material: &'a SurfaceMaterial,
+    /// Its corners' texture coordinates (when textured).
+    uvs: Option<&'a [Vec2; 3]>,
+    /// Its corners' shading normals, mesh frame (when smooth).
+    normals: Option<&'a [Vec3; 3]>,
+    normal_to_world: glam::Mat3A,
+}
+
+impl<'a> TriangleLook<'a> {
+    /// The look of `triangle` of `surface`, placed with `normal_to_world` (the inverse
+    /// transpose of its placement); `None` if the surface has no such triangle.
+    pub fn new(
+        surface: &'a Surface,
+        triangle: u32,
+        normal_to_world: glam::Mat3A,
+    ) -> Option<TriangleLook<'a>> {
+        let t = triangle as usize;
+        let material = surface
+            .materials
+            .get(*surface.triangle_material.get(t)? as usize)?;
+        let uvs = surface
+            .triangle_uvs
+            .get(t)
+            .filter(|_| material.texture.is_some());
+        Some(TriangleLook {
+            material,
+            uvs,
+            normals: surface.triangle_normals.get(t),
+            normal_to_world,
+        })
+    }
+
+    /// The linear colour at barycentric `(u, v)`, seen through a footprint `uv_across` wide in
+    /// texture coordinates (0 for the full-resolution texture).
+    #[inline]
+    pub fn colour_at(&self, u: f32, v: f32, uv_across: f32) -> Option<[f32; 3]> {
+        let Some(texture) = &self.material.texture else {
+            return Some(self.material.colour);
+        };
+        let [a, b, c] = self.uvs?;
+        let uv = *a * (1.0 - u - v) + *b * u + *c * v;
+        let texel = sample_mipmapped(texture, uv, uv_across);
+        Some(std::array::from_fn(|k| self.material.colour[k] * texel[k]))
+    }
+
+    /// The world-frame unit shading normal at barycentric `(u, v)`; `None` for a flat facet.
+    #[inline]
+    pub fn shading_normal(&self, u: f32, v: f32) -> Option<glam::Vec3A> {
+        let [a, b, c] = self.normals?;
+        let n = *a * (1.0 - u - v) + *b * u + *c * v;
+        let unit = (self.normal_to_world * glam::Vec3A::from(n)).normalize_or_zero();
+        (unit != glam::Vec3A::ZERO).then_some(unit)
     }
 }
 

@@ -20,7 +20,7 @@ mod live;
 mod placed;
 mod shapes;
 
-pub use appearance::{Surface, SurfaceMaterial};
+pub use appearance::{Surface, SurfaceMaterial, TriangleLook};
 pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
 pub use shapes::cuboid;
@@ -145,9 +145,28 @@ impl BuiltScene {
         [u, v]: [f32; 2],
         uv_across: f32,
     ) -> Option<[f32; 3]> {
-        self.instance_surfaces
-            .get(instance as usize)?
-            .colour_at(triangle, u, v, uv_across)
+        self.look(instance, triangle)?.colour_at(u, v, uv_across)
+    }
+
+    /// How `triangle` of `instance` looks as it is now, for the samples that see it.
+    pub fn look(&self, instance: u32, triangle: u32) -> Option<TriangleLook<'_>> {
+        let surface = self.instance_surfaces.get(instance as usize)?;
+        let normal_to_world = self.scene.instance(instance).normal_to_world();
+        TriangleLook::new(surface, triangle, normal_to_world)
+    }
+
+    /// The area (m²) of `triangle` of `instance` as placed now.
+    fn triangle_area(&self, instance: u32, triangle: u32) -> f32 {
+        let inst = self.scene.instance(instance);
+        let mesh = self.scene.mesh(inst.mesh);
+        let Some(corners) = mesh.triangles().get(triangle as usize) else {
+            return 0.0;
+        };
+        let [a, b, c] = corners.map(|k| {
+            inst.world_from_mesh
+                .transform_point3a(mesh.vertices()[k as usize])
+        });
+        0.5 * (b - a).cross(c - a).length()
     }
 
     /// Texture coordinates per metre on `triangle` of `instance` as it is now (0 where it has
@@ -156,30 +175,13 @@ impl BuiltScene {
         let Some(surface) = self.instance_surfaces.get(instance as usize) else {
             return 0.0;
         };
-        surface.texture_scale(triangle, || {
-            let inst = self.scene.instance(instance);
-            let mesh = self.scene.mesh(inst.mesh);
-            let Some(corners) = mesh.triangles().get(triangle as usize) else {
-                return 0.0;
-            };
-            let [a, b, c] = corners.map(|k| {
-                inst.world_from_mesh
-                    .transform_point3a(mesh.vertices()[k as usize])
-            });
-            0.5 * (b - a).cross(c - a).length()
-        })
+        surface.texture_scale(triangle, || self.triangle_area(instance, triangle))
     }
 
     /// The world-frame shading normal (unit) of a hit on `triangle` of `instance` at
     /// barycentric `(u, v)`; `None` where the surface is flat (use the geometric normal).
     pub fn shading_normal(&self, instance: u32, triangle: u32, u: f32, v: f32) -> Option<Vec3A> {
-        let n = self
-            .instance_surfaces
-            .get(instance as usize)?
-            .normal_at(triangle, u, v)?;
-        let world = self.scene.instance(instance).normal_to_world() * Vec3A::from(n);
-        let unit = world.normalize_or_zero();
-        (unit != Vec3A::ZERO).then_some(unit)
+        self.look(instance, triangle)?.shading_normal(u, v)
     }
 
     /// Every labelled object once (static ones and instanced ones).

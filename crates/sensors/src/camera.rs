@@ -21,6 +21,7 @@
 use crate::SceneView;
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Ray;
+use passerby_scene::TriangleLook;
 use passerby_scene::appearance::linear_to_srgb_bytes;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Intrinsics, World};
@@ -598,8 +599,9 @@ struct Shader<'a> {
     light: &'a Lighting,
     /// A sample's width at depth 1 across the optical axis.
     pixel_width: f32,
-    /// Neighbouring samples mostly share a triangle: its texture scale is found once.
-    scale_of: Option<((u32, u32), f32)>,
+    /// Neighbouring samples mostly share a triangle: its look and texture scale are found
+    /// once.
+    look_of: Option<((u32, u32), Option<TriangleLook<'a>>, f32)>,
     shadow_rays: Vec<Ray>,
     /// The sample each shadow ray belongs to.
     shadow_of: Vec<usize>,
@@ -617,7 +619,7 @@ impl<'a> Shader<'a> {
             origin,
             light,
             pixel_width,
-            scale_of: None,
+            look_of: None,
             shadow_rays: Vec::new(),
             shadow_of: Vec::new(),
         }
@@ -632,13 +634,14 @@ impl<'a> Shader<'a> {
         };
         let view = self.view;
         let cos = t.normal.dot(dir);
-        let key = (t.surface.0, t.surface.1);
-        let scale = match self.scale_of {
-            Some((k, scale)) if k == key => scale,
+        let (instance, triangle, [u, v]) = t.surface;
+        let (look, scale) = match self.look_of {
+            Some((k, look, scale)) if k == (instance, triangle) => (look, scale),
             _ => {
+                let look = view.built.look(instance, triangle);
                 let scale = view.texture_scale(t);
-                self.scale_of = Some((key, scale));
-                scale
+                self.look_of = Some(((instance, triangle), look, scale));
+                (look, scale)
             }
         };
         // The sample's footprint on a textured surface, in texture coordinates: its width
@@ -650,14 +653,16 @@ impl<'a> Shader<'a> {
         } else {
             0.0
         };
-        let albedo = view
-            .colour(t, uv_across)
+        let albedo = look
+            .and_then(|look| look.colour_at(u, v, uv_across))
             .unwrap_or_else(|| PALETTE[t.label as usize % PALETTE.len()]);
         // Lambert from the side the camera sees, with the interpolated normal of a smooth
         // surface turned to that side too.
         let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
         let facing = t.normal * toward_camera;
-        let shading = view.shading_normal(t).map_or(facing, |n| n * toward_camera);
+        let shading = look
+            .and_then(|look| look.shading_normal(u, v))
+            .map_or(facing, |n| n * toward_camera);
         let light = self.light;
         let incidence = shading.dot(light.to_sun).max(0.0);
         if light.shadows && incidence > 0.0 {

@@ -247,19 +247,6 @@ impl SceneView<'_> {
         })
     }
 
-    /// The shading normal where a beam hit a smooth surface (`None`: flat, use
-    /// [`Target::normal`]).
-    pub fn shading_normal(&self, target: &Target) -> Option<Vec3A> {
-        let (instance, triangle, [u, v]) = target.surface;
-        self.built.shading_normal(instance, triangle, u, v)
-    }
-
-    /// The linear colour of the surface a beam hit (`None` if the scene has no look for it).
-    pub fn colour(&self, target: &Target, uv_across: f32) -> Option<[f32; 3]> {
-        let (instance, triangle, uv) = target.surface;
-        self.built.colour_at(instance, triangle, uv, uv_across)
-    }
-
     /// Texture coordinates per metre where a beam hit (0: untextured).
     pub fn texture_scale(&self, target: &Target) -> f32 {
         let (instance, triangle, _) = target.surface;

@@ -328,11 +328,12 @@ pub fn linear_to_srgb_byte(linear: f32) -> u8 {
 
 /// [`linear_to_srgb_byte`] of each channel.
 #[inline]
-pub fn linear_to_srgb_bytes(linear: [f32; 3]) -> [u8; 3] {
+pub fn linear_to_srgb_bytes([r, g, b]: [f32; 3]) -> [u8; 3] {
     let t = tables();
-    linear.map(|c| srgb_byte_in(t, c))
+    [srgb_byte_in(t, r), srgb_byte_in(t, g), srgb_byte_in(t, b)]
 }
 
+#[inline]
 fn srgb_byte_in(t: &SrgbTables, linear: f32) -> u8 {
     // The byte is the number of halfway points at or below the value: start from the count at
     // the lower end of the value's cell (exact: scaling by a power of two does not round),

@@ -383,41 +383,44 @@ impl Pass<'_> {
         if shadows {
             waiting.reserve_exact(len);
         }
-        // Neighbouring pixels mostly see the same triangle: what it is is found once.
-        let mut last: Option<((u32, u32), Option<crate::Target>)> = None;
+        // Neighbouring pixels mostly see the same triangle: what it is and how it looks are
+        // found once.
+        let shaded = shading.is_some();
+        let mut last: Option<((u32, u32), Option<SeenTriangle<'_>>)> = None;
         let rows = &lens.row_y[first / w..(first + len) / w];
         let pixels = rows
             .iter()
             .flat_map(|&y| lens.column_x.iter().map(move |&x| Vec3A::new(x, y, 1.0)));
         for (q, (optical, hit)) in pixels.zip(raster).enumerate() {
             let dir = self.world_from_optical.transform_vector3a(optical);
-            let target = match hit {
+            let seen = match hit {
                 // Directions the lens has none for see nothing.
                 Some(hit) if dir.is_finite() => {
                     let key = (hit.instance, hit.triangle);
-                    let target = match last {
-                        Some((k, target)) if k == key => target,
+                    match last {
+                        Some((k, seen)) if k == key => seen,
                         _ => {
-                            let target = view.target_of(hit);
-                            last = Some((key, target));
-                            target
+                            let seen = view
+                                .target_of(hit)
+                                .map(|target| SeenTriangle::new(view, target, shaded));
+                            last = Some((key, seen));
+                            seen
                         }
-                    };
-                    target.map(|target| crate::Target {
-                        t: hit.depth,
-                        surface: (hit.instance, hit.triangle, hit.uv),
-                        ..target
-                    })
+                    }
+                    .map(|seen| (seen, hit))
                 }
                 _ => None,
             };
-            if let Some(t) = &target {
-                out.depth[q] = t.t;
-                out.instance[q] = t.instance as i32;
-                out.class[q] = t.label;
+            if let Some((seen, hit)) = &seen {
+                out.depth[q] = hit.depth;
+                out.instance[q] = seen.target.instance as i32;
+                out.class[q] = seen.target.label;
             }
             if let Some((shader, rgb)) = &mut shading {
-                let lit = shader.sample(q, dir, target.as_ref());
+                let lit = match &seen {
+                    Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
+                    None => sky_sample(dir),
+                };
                 if shadows {
                     waiting.push(lit);
                 } else {
@@ -599,12 +602,47 @@ struct Shader<'a> {
     light: &'a Lighting,
     /// A sample's width at depth 1 across the optical axis.
     pixel_width: f32,
-    /// Neighbouring samples mostly share a triangle: its look and texture scale are found
+    /// Neighbouring samples mostly share a triangle: what it is and how it looks are found
     /// once.
-    look_of: Option<((u32, u32), Option<TriangleLook<'a>>, f32)>,
+    last_seen: Option<((u32, u32), SeenTriangle<'a>)>,
     shadow_rays: Vec<Ray>,
     /// The sample each shadow ray belongs to.
     shadow_of: Vec<usize>,
+}
+
+/// What the samples that see one triangle share: what it is (as a ray reports it, its
+/// distance and point aside) and how it looks.
+#[derive(Clone, Copy, Debug)]
+struct SeenTriangle<'a> {
+    target: crate::Target,
+    look: Option<TriangleLook<'a>>,
+    /// Texture coordinates per metre (0: untextured).
+    texture_scale: f32,
+}
+
+impl<'a> SeenTriangle<'a> {
+    /// The triangle a sample's `target` is on; how it looks only if it is to be `shaded`.
+    fn new(view: &'a SceneView<'a>, target: crate::Target, shaded: bool) -> SeenTriangle<'a> {
+        let (instance, triangle, _) = target.surface;
+        SeenTriangle {
+            target,
+            look: shaded
+                .then(|| view.built.look(instance, triangle))
+                .flatten(),
+            texture_scale: if shaded {
+                view.texture_scale(&target)
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// A sample that hit nothing: the sky (no light on it), or black where the lens has no
+/// direction.
+fn sky_sample(dir: Vec3A) -> Lit {
+    let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
+    (background, -1.0)
 }
 
 impl<'a> Shader<'a> {
@@ -619,7 +657,7 @@ impl<'a> Shader<'a> {
             origin,
             light,
             pixel_width,
-            look_of: None,
+            last_seen: None,
             shadow_rays: Vec::new(),
             shadow_of: Vec::new(),
         }
@@ -629,37 +667,51 @@ impl<'a> Shader<'a> {
     #[inline]
     fn sample(&mut self, k: usize, dir: Vec3A, hit: Option<&crate::Target>) -> Lit {
         let Some(t) = hit else {
-            let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
-            return (background, -1.0);
+            return sky_sample(dir);
         };
-        let view = self.view;
-        let cos = t.normal.dot(dir);
-        let (instance, triangle, [u, v]) = t.surface;
-        let (look, scale) = match self.look_of {
-            Some((k, look, scale)) if k == (instance, triangle) => (look, scale),
+        let (instance, triangle, uv) = t.surface;
+        let seen = match self.last_seen {
+            Some((key, seen)) if key == (instance, triangle) => seen,
             _ => {
-                let look = view.built.look(instance, triangle);
-                let scale = view.texture_scale(t);
-                self.look_of = Some(((instance, triangle), look, scale));
-                (look, scale)
+                let seen = SeenTriangle::new(self.view, *t, true);
+                self.last_seen = Some(((instance, triangle), seen));
+                seen
             }
         };
+        self.shade(k, dir, &seen, t.t, uv)
+    }
+
+    /// Sample `k`, seen along `dir` (of depth 1), on the triangle `seen` at distance `t` and
+    /// barycentric `(u, v)`.
+    #[inline(always)]
+    fn shade(
+        &mut self,
+        k: usize,
+        dir: Vec3A,
+        seen: &SeenTriangle<'_>,
+        t: f32,
+        [u, v]: [f32; 2],
+    ) -> Lit {
+        let normal = seen.target.normal;
+        let cos = normal.dot(dir);
+        let look = seen.look;
         // The sample's footprint on a textured surface, in texture coordinates: its width
         // across the line of sight, spread by the obliquity (up to 16 times, where texture
         // levels stop mattering anyway).
+        let scale = seen.texture_scale;
         let uv_across = if scale > 0.0 {
             let obliquity = (cos.abs() / dir.length()).max(1.0 / 16.0);
-            t.t * self.pixel_width / obliquity * scale
+            t * self.pixel_width / obliquity * scale
         } else {
             0.0
         };
         let albedo = look
             .and_then(|look| look.colour_at(u, v, uv_across))
-            .unwrap_or_else(|| PALETTE[t.label as usize % PALETTE.len()]);
+            .unwrap_or_else(|| PALETTE[seen.target.label as usize % PALETTE.len()]);
         // Lambert from the side the camera sees, with the interpolated normal of a smooth
         // surface turned to that side too.
         let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
-        let facing = t.normal * toward_camera;
+        let facing = normal * toward_camera;
         let shading = look
             .and_then(|look| look.shading_normal(u, v))
             .map_or(facing, |n| n * toward_camera);
@@ -667,7 +719,7 @@ impl<'a> Shader<'a> {
         let incidence = shading.dot(light.to_sun).max(0.0);
         if light.shadows && incidence > 0.0 {
             let origin = self.origin;
-            let point = origin + dir * t.t;
+            let point = origin + dir * t;
             // Off the surface by more than the hit's rounding error at its distance.
             let lift = 1e-4 + 1e-5 * (point - origin).length();
             if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {

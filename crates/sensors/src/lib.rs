@@ -18,6 +18,7 @@ pub mod noise;
 pub mod raster;
 pub mod rgbd;
 mod rig;
+mod shading;
 
 pub use rig::{Observation, Rig};
 

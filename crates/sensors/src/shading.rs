@@ -1,0 +1,251 @@
+//! Shading of camera samples: the world's light, each sample's albedo (material, texture at
+//! the right level of detail) and the sun's incidence on it (Lambert, smooth normals where
+//! the surface has them), the sun's shadows by any-hit rays traced a run at a time, and the
+//! sky where nothing is hit.
+//!
+//! Owns: how a seen surface becomes a linear colour. Must not touch: which surface a pixel
+//! sees (the rasteriser and the ray caster), images and their encoding.
+
+use crate::SceneView;
+use glam::Vec3A;
+use passerby_raycast::Ray;
+use passerby_scene::TriangleLook;
+use passerby_world::World;
+
+/// The world's light as cameras use it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lighting {
+    /// Unit vector towards the sun.
+    pub to_sun: Vec3A,
+    /// Linear colour of sunlight.
+    pub colour: [f32; 3],
+    /// Fraction of light that reaches every surface (0..1).
+    pub ambient: f32,
+    /// Cast the sun's shadows.
+    pub shadows: bool,
+}
+
+impl Lighting {
+    /// The light of a world's `<lights>`.
+    pub fn of_world(world: &World) -> Lighting {
+        let l = &world.lights;
+        let [x, y, z] = l.light_direction();
+        let c = l.light_color;
+        Lighting {
+            to_sun: -Vec3A::new(x as f32, y as f32, z as f32).normalize_or_zero(),
+            colour: [c.r, c.g, c.b].map(passerby_scene::appearance::srgb_byte_to_linear),
+            ambient: l.light_ambient.clamp(0.0, 1.0) as f32,
+            shadows: l.enable_shadows,
+        }
+    }
+}
+
+/// Per-class colours (class id modulo the table), linear, for surfaces without a look.
+const PALETTE: [[f32; 3]; 8] = [
+    [0.30, 0.30, 0.30],
+    [0.22, 0.20, 0.17],
+    [0.52, 0.48, 0.44],
+    [0.32, 0.19, 0.09],
+    [0.70, 0.04, 0.02],
+    [0.78, 0.45, 0.27],
+    [0.07, 0.27, 0.10],
+    [0.10, 0.18, 0.52],
+];
+
+/// The sky seen along a world direction: lighter towards the horizon (linear).
+fn sky(dir: Vec3A) -> [f32; 3] {
+    let up = dir.normalize_or_zero().z.clamp(0.0, 1.0);
+    [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
+}
+
+/// Linear colours of hits seen along `dirs` (of depth 1) from `origin`, each sample
+/// `pixel_width` wide at depth 1, lit by `light` (on this thread).
+pub(crate) fn shade(
+    view: &SceneView<'_>,
+    origin: Vec3A,
+    dirs: &[Vec3A],
+    hits: &[Option<crate::Target>],
+    light: &Lighting,
+    pixel_width: f32,
+) -> Vec<[f32; 3]> {
+    let mut shader = Shader::new(view, origin, light, pixel_width);
+    let mut lit: Vec<Lit> = (hits.iter().zip(dirs).enumerate())
+        .map(|(k, (hit, dir))| shader.sample(k, *dir, hit.as_ref()))
+        .collect();
+    shader.darken_shadowed(&mut lit);
+    lit.iter().map(|&l| light.colour_of(l)).collect()
+}
+
+/// A sample's albedo (or, for the sky, its final colour) and the sun's incidence on it
+/// (negative: sky).
+pub(crate) type Lit = ([f32; 3], f32);
+
+impl Lighting {
+    /// The linear colour of a lit sample.
+    pub(crate) fn colour_of(&self, (colour, incidence): Lit) -> [f32; 3] {
+        if incidence < 0.0 {
+            return colour; // sky
+        }
+        let diffuse = (1.0 - self.ambient) * incidence;
+        std::array::from_fn(|c| colour[c] * (self.ambient + diffuse * self.colour[c]))
+    }
+}
+
+/// Shades a run of neighbouring samples seen from `origin` (on this thread): their albedo and
+/// the sun's incidence one by one, and the shadow rays of those facing the sun, traced
+/// together at the end.
+pub(crate) struct Shader<'a> {
+    view: &'a SceneView<'a>,
+    origin: Vec3A,
+    pub(crate) light: &'a Lighting,
+    /// A sample's width at depth 1 across the optical axis.
+    pixel_width: f32,
+    /// Neighbouring samples mostly share a triangle: what it is and how it looks are found
+    /// once.
+    last_seen: Option<((u32, u32), SeenTriangle<'a>)>,
+    shadow_rays: Vec<Ray>,
+    /// The sample each shadow ray belongs to.
+    shadow_of: Vec<usize>,
+}
+
+/// What the samples that see one triangle share: what it is (as a ray reports it, its
+/// distance and point aside) and how it looks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SeenTriangle<'a> {
+    pub(crate) target: crate::Target,
+    look: Option<TriangleLook<'a>>,
+    /// Texture coordinates per metre (0: untextured).
+    texture_scale: f32,
+}
+
+impl<'a> SeenTriangle<'a> {
+    /// The triangle a sample's `target` is on; how it looks only if it is to be `shaded`.
+    pub(crate) fn new(
+        view: &'a SceneView<'a>,
+        target: crate::Target,
+        shaded: bool,
+    ) -> SeenTriangle<'a> {
+        let (instance, triangle, _) = target.surface;
+        SeenTriangle {
+            target,
+            look: shaded
+                .then(|| view.built.look(instance, triangle))
+                .flatten(),
+            texture_scale: if shaded {
+                view.texture_scale(&target)
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// A sample that hit nothing: the sky (no light on it), or black where the lens has no
+/// direction.
+pub(crate) fn sky_sample(dir: Vec3A) -> Lit {
+    let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
+    (background, -1.0)
+}
+
+impl<'a> Shader<'a> {
+    pub(crate) fn new(
+        view: &'a SceneView<'a>,
+        origin: Vec3A,
+        light: &'a Lighting,
+        pixel_width: f32,
+    ) -> Shader<'a> {
+        Shader {
+            view,
+            origin,
+            light,
+            pixel_width,
+            last_seen: None,
+            shadow_rays: Vec::new(),
+            shadow_of: Vec::new(),
+        }
+    }
+
+    /// Sample `k`, seen along `dir` (of depth 1): what it hit, if anything.
+    #[inline]
+    pub(crate) fn sample(&mut self, k: usize, dir: Vec3A, hit: Option<&crate::Target>) -> Lit {
+        let Some(t) = hit else {
+            return sky_sample(dir);
+        };
+        let (instance, triangle, uv) = t.surface;
+        let seen = match self.last_seen {
+            Some((key, seen)) if key == (instance, triangle) => seen,
+            _ => {
+                let seen = SeenTriangle::new(self.view, *t, true);
+                self.last_seen = Some(((instance, triangle), seen));
+                seen
+            }
+        };
+        self.shade(k, dir, &seen, t.t, uv)
+    }
+
+    /// Sample `k`, seen along `dir` (of depth 1), on the triangle `seen` at distance `t` and
+    /// barycentric `(u, v)`.
+    #[inline(always)]
+    pub(crate) fn shade(
+        &mut self,
+        k: usize,
+        dir: Vec3A,
+        seen: &SeenTriangle<'_>,
+        t: f32,
+        [u, v]: [f32; 2],
+    ) -> Lit {
+        let normal = seen.target.normal;
+        let cos = normal.dot(dir);
+        let look = seen.look;
+        // The sample's footprint on a textured surface, in texture coordinates: its width
+        // across the line of sight, spread by the obliquity (up to 16 times, where texture
+        // levels stop mattering anyway).
+        let scale = seen.texture_scale;
+        let uv_across = if scale > 0.0 {
+            let obliquity = (cos.abs() / dir.length()).max(1.0 / 16.0);
+            t * self.pixel_width / obliquity * scale
+        } else {
+            0.0
+        };
+        let albedo = look
+            .and_then(|look| look.colour_at(u, v, uv_across))
+            .unwrap_or_else(|| PALETTE[seen.target.label as usize % PALETTE.len()]);
+        // Lambert from the side the camera sees, with the interpolated normal of a smooth
+        // surface turned to that side too.
+        let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
+        let facing = normal * toward_camera;
+        let shading = look
+            .and_then(|look| look.shading_normal(u, v))
+            .map_or(facing, |n| n * toward_camera);
+        let light = self.light;
+        let incidence = shading.dot(light.to_sun).max(0.0);
+        if light.shadows && incidence > 0.0 {
+            let origin = self.origin;
+            let point = origin + dir * t;
+            // Off the surface by more than the hit's rounding error at its distance.
+            let lift = 1e-4 + 1e-5 * (point - origin).length();
+            if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
+                self.shadow_rays.push(ray);
+                self.shadow_of.push(k);
+            }
+        }
+        (albedo, incidence)
+    }
+
+    /// Traces the shadow rays of the samples so far and takes the sun from those it misses
+    /// (`lit[k]` is sample `k`).
+    pub(crate) fn darken_shadowed(&mut self, lit: &mut [Lit]) {
+        if self.shadow_rays.is_empty() {
+            return;
+        }
+        let mut blocked = vec![false; self.shadow_rays.len()];
+        self.view.blocked_run(&self.shadow_rays, &mut blocked);
+        for (&blocked, &k) in blocked.iter().zip(&self.shadow_of) {
+            if blocked {
+                lit[k].1 = 0.0;
+            }
+        }
+        self.shadow_rays.clear();
+        self.shadow_of.clear();
+    }
+}

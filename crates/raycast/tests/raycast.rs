@@ -533,3 +533,58 @@ fn shadow_runs_answer_as_single_rays_and_closest_hits() {
     let blocked = run.iter().filter(|&&b| b).count();
     assert!(blocked > 1000 && blocked < rays.len(), "{blocked}");
 }
+
+#[test]
+fn packets_through_many_instances_per_top_level_leaf_answer_as_single_rays() {
+    // Forty instances about a lidar (the top-level tree's leaves hold several each, which a
+    // packet enters one by one, only with the rays that reach each one's box), including a
+    // large ground under all of them and instances overlapping each other's boxes.
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut scene = Scene::new();
+    let (vertices, triangles) = random_soup(&mut rng, 300, 1.0);
+    let soup = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+    let tiny = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
+    let ground = scene.add_mesh(cuboid(
+        Vec3::new(-20.0, -20.0, -1.1),
+        Vec3::new(20.0, 20.0, -1.0),
+    ));
+    scene.add_instance(ground, Affine3A::IDENTITY);
+    for i in 0..39 {
+        let at = Vec3::new(
+            rng.random_range(-12.0..12.0),
+            rng.random_range(-12.0..12.0),
+            rng.random_range(-0.5..1.5),
+        );
+        let place = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(rng.random_range(0.3..2.0)),
+            Quat::from_rotation_z(rng.random_range(0.0..6.0)),
+            at,
+        );
+        scene.add_instance(if i % 3 == 0 { tiny } else { soup }, place);
+    }
+    scene.commit();
+    let origin = Vec3::new(0.3, -0.2, 0.4);
+    let rays: Vec<Ray> = (0..256 * 16)
+        .map(|i| {
+            let azimuth = (i / 16) as f32 * std::f32::consts::TAU / 256.0;
+            let elevation = ((i % 16) as f32 - 8.0) * 0.035;
+            let dir = Vec3::new(
+                azimuth.cos() * elevation.cos(),
+                azimuth.sin() * elevation.cos(),
+                elevation.sin(),
+            );
+            Ray::new(origin.into(), dir.into(), 0.0, rng.random_range(5.0..40.0)).unwrap()
+        })
+        .collect();
+    let mut batch = vec![None; rays.len()];
+    scene.closest_batch(&rays, &mut batch);
+    let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
+    assert_eq!(batch, single);
+    let instances_hit: std::collections::HashSet<u32> =
+        single.iter().flatten().map(|h| h.instance).collect();
+    assert!(
+        instances_hit.len() > 20,
+        "{} instances hit",
+        instances_hit.len()
+    );
+}

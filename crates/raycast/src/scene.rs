@@ -304,10 +304,7 @@ impl Scene {
                 let reached = reach(min, max, all, (&limits, beam_limit));
                 let first = n.right_or_first as usize;
                 let prims = &self.tlas.prims[first..first + n.count as usize];
-                for &p in prims
-                    .iter()
-                    .take(if reached == 0 { 0 } else { prims.len() })
-                {
+                for &p in prims.iter().filter(|_| reached != 0) {
                     // A leaf's box holds several instances: each is entered only by the rays
                     // that reach its own box (entering costs moving the rays into its frame
                     // and testing its root).

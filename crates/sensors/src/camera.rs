@@ -351,17 +351,15 @@ impl Pass<'_> {
                 // Directions the lens has none for see nothing.
                 Some(hit) if dir.is_finite() => {
                     let key = (hit.instance, hit.triangle);
-                    match last {
-                        Some((k, seen)) if k == key => seen,
-                        _ => {
-                            let seen = view
-                                .target_of(hit)
-                                .map(|target| SeenTriangle::new(view, target, shaded));
-                            last = Some((key, seen));
-                            seen
-                        }
+                    if !matches!(last, Some((k, _)) if k == key) {
+                        let seen = view
+                            .target_of(hit)
+                            .map(|target| SeenTriangle::new(view, target, shaded));
+                        last = Some((key, seen));
                     }
-                    .map(|seen| (seen, hit))
+                    (last.as_ref())
+                        .and_then(|(_, seen)| seen.as_ref())
+                        .map(|seen| (seen, hit))
                 }
                 _ => None,
             };

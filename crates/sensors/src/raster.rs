@@ -396,7 +396,9 @@ fn cover(
             let e = edge_terms(col as f64);
             (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
         };
-        let (mut first, mut last) = (first as usize, last as usize);
+        // Through `u32`, which converts from a float in fewer instructions than `usize` (columns are
+        // far below 2^32; a negative bound still saturates to 0).
+        let (mut first, mut last) = (first as u32 as usize, last as u32 as usize);
         while first <= last && !inside(first) {
             first += 1;
         }

@@ -294,7 +294,7 @@ impl Setup {
     /// The perspective weights (`lambda_k / z_k`) at pixel centre `(col, row)`, one the
     /// triangle covers.
     fn weights(&self, t: &ScreenTriangle, (col, row): (usize, usize)) -> [f64; 3] {
-        let (px, py) = (col as f64, row as f64);
+        let (px, py) = (coordinate(col), coordinate(row));
         std::array::from_fn(|k| {
             let (lo, dx, dy, _) = self.edges[k];
             // The very edge values `cover` found non-negative here.
@@ -366,11 +366,11 @@ fn cover(
     let edges = &setup.edges;
     let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
     for row in r0..=r1 {
-        let py = row as f64;
+        let py = coordinate(row);
         let row_terms = edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
         // The columns where every edge function may be non-negative, widened by a column on
         // each side against rounding; the exact test below decides.
-        let (mut first, mut last) = (t.cols.0 as f64, t.cols.1 as f64);
+        let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
         for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
             if dy > 0.0 {
                 last = last.min(truncate(lo[0] + row_terms[k] / dy) + 1.0);
@@ -393,7 +393,7 @@ fn cover(
             })
         };
         let inside = |col: usize| {
-            let e = edge_terms(col as f64);
+            let e = edge_terms(coordinate(col));
             (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
         };
         // Through `u32`, which converts from a float in fewer instructions than `usize` (columns are
@@ -431,7 +431,7 @@ fn cover(
             let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
             let mut changed = false;
             for (col, slot) in cols.clone().zip(&mut line[*cols.start()..]) {
-                let inv_depth = at_zero + per_column * col as f64;
+                let inv_depth = at_zero + per_column * coordinate(col);
                 if inv_depth < inv_far {
                     continue;
                 }
@@ -455,6 +455,13 @@ fn cover(
             }
         }
     }
+}
+
+/// A pixel column or row as a float, through `u32`: one conversion instruction where `usize`
+/// takes several (it may not fit a signed integer); images are far below 2^32 pixels a side.
+#[inline(always)]
+fn coordinate(index: usize) -> f64 {
+    f64::from(index as u32)
 }
 
 /// `x` rounded towards zero, without a libm call: within one of `floor(x)` and `ceil(x)`, which

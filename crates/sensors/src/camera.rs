@@ -323,24 +323,55 @@ impl Pass<'_> {
         raster: &[Option<crate::raster::RasterHit>],
         out: BlockOut<'_>,
     ) {
+        let view = self.view;
+        let origin = self.world_from_optical.translation;
+        let labels = (out.depth, out.instance, out.class);
+        let (Some(light), Some(rgb)) = (self.lighting, out.rgb) else {
+            return self.raster_pixels(first, raster, labels, false, |_, _, _| {});
+        };
+        let mut shader = Shader::new(view, origin, light, self.pixel_width(1));
+        // One loop per case, so that no pixel asks which case it is in.
+        if !light.shadows {
+            return self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
+                let lit = match seen {
+                    Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
+                    None => sky_sample(dir),
+                };
+                let colour = light.colour_of(lit);
+                rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+            });
+        }
+        // With shadows, colours wait for the block's shadow rays.
+        let mut waiting: Vec<Lit> = Vec::with_capacity(raster.len());
+        self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
+            waiting.push(match seen {
+                Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
+                None => sky_sample(dir),
+            });
+        });
+        shader.darken_shadowed(&mut waiting);
+        for (q, &lit) in waiting.iter().enumerate() {
+            let colour = light.colour_of(lit);
+            rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+        }
+    }
+
+    /// Walks rasterised hits in row-major order from pixel `first`: writes each pixel's depth
+    /// and labels, and hands `sample(q, direction, what it sees)` every pixel `q` of the block.
+    /// What a triangle is (and, if `shaded`, how it looks) is found once for the run of
+    /// neighbouring pixels on it.
+    fn raster_pixels<'v>(
+        &'v self,
+        first: usize,
+        raster: &[Option<crate::raster::RasterHit>],
+        (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
+        shaded: bool,
+        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &crate::raster::RasterHit)>),
+    ) {
         let (view, lens) = (self.view, self.lens);
         let w = lens.size().0;
-        let len = out.depth.len();
-        let origin = self.world_from_optical.translation;
-        let mut shading = self
-            .lighting
-            .zip(out.rgb)
-            .map(|(light, rgb)| (Shader::new(view, origin, light, self.pixel_width(1)), rgb));
-        // With shadows, colours wait for the block's shadow rays.
-        let mut waiting: Vec<Lit> = Vec::new();
-        let shadows = self.lighting.is_some_and(|l| l.shadows);
-        if shadows {
-            waiting.reserve_exact(len);
-        }
-        // Neighbouring pixels mostly see the same triangle: what it is and how it looks are
-        // found once.
-        let shaded = shading.is_some();
-        let mut last: Option<((u32, u32), Option<SeenTriangle<'_>>)> = None;
+        let len = depth.len();
+        let mut last: Option<((u32, u32), Option<SeenTriangle<'v>>)> = None;
         let rows = &lens.row_y[first / w..(first + len) / w];
         let pixels = rows
             .iter()
@@ -363,32 +394,12 @@ impl Pass<'_> {
                 }
                 _ => None,
             };
-            if let Some((seen, hit)) = &seen {
-                out.depth[q] = hit.depth;
-                out.instance[q] = seen.target.instance as i32;
-                out.class[q] = seen.target.label;
+            if let Some((seen, hit)) = seen {
+                depth[q] = hit.depth;
+                instance[q] = seen.target.instance as i32;
+                class[q] = seen.target.label;
             }
-            if let Some((shader, rgb)) = &mut shading {
-                let lit = match &seen {
-                    Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
-                    None => sky_sample(dir),
-                };
-                if shadows {
-                    waiting.push(lit);
-                } else {
-                    let colour = shader.light.colour_of(lit);
-                    rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
-                }
-            }
-        }
-        if let Some((shader, rgb)) = &mut shading
-            && shadows
-        {
-            shader.darken_shadowed(&mut waiting);
-            for (q, &lit) in waiting.iter().enumerate() {
-                let colour = shader.light.colour_of(lit);
-                rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
-            }
+            sample(q, dir, seen);
         }
     }
 

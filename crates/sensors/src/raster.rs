@@ -210,8 +210,8 @@ pub fn visible_in_bands<T: Send>(
             }
             // Every pixel is pushed, hit or not: no zeroed buffer to overwrite.
             let mut pixels = Vec::with_capacity(rows * w);
-            for (row, nearest) in (first_row..).zip(depths.nearest.chunks(w)) {
-                pixels.extend(nearest.iter().enumerate().map(|(col, &(_, index))| {
+            for (row, nearest) in (first_row..).zip(depths.triangle.chunks(w)) {
+                pixels.extend(nearest.iter().enumerate().map(|(col, &index)| {
                     // No triangle: `u32::MAX`, past the end.
                     let t = *triangles.get(index as usize)?;
                     // Only pixels the triangle covers hold it: their edge values are all
@@ -256,6 +256,9 @@ struct Setup {
     /// Per edge (opposite corner k): its canonical start, its oriented direction components
     /// (`sign * (hi - lo)`, exact), and whether a pixel centre exactly on it belongs here.
     edges: [([f64; 2], f64, f64, bool); 3],
+    /// Per edge: `dx / dy` (infinite or NaN for a horizontal edge), to estimate where a row
+    /// crosses it with a multiplication (the estimate only bounds the exact tests).
+    slopes: [f64; 3],
     inv_area: f64,
 }
 
@@ -287,6 +290,7 @@ impl Setup {
         });
         Some(Setup {
             edges,
+            slopes: edges.map(|(_, dx, dy, _)| dx / dy),
             inv_area: 1.0 / (area * orientation),
         })
     }
@@ -312,8 +316,10 @@ struct Depths {
     first_row: usize,
     rows: usize,
     width: usize,
-    /// Per pixel: `1 / depth` (0: nothing yet) and the triangle (index in the band's list).
-    nearest: Vec<(f64, u32)>,
+    /// Per pixel: `1 / depth` of the nearest surface so far (0: nothing yet).
+    inv_depth: Vec<f64>,
+    /// Per pixel: its triangle (index in the band's list; `u32::MAX`: none yet).
+    triangle: Vec<u32>,
     /// Per row segment of [`SEGMENT`] pixels: the least `1 / depth` in it (the farthest).
     farthest: Vec<f64>,
 }
@@ -324,7 +330,8 @@ impl Depths {
             first_row,
             rows,
             width,
-            nearest: vec![(0.0, u32::MAX); rows * width],
+            inv_depth: vec![0.0; rows * width],
+            triangle: vec![u32::MAX; rows * width],
             farthest: vec![0.0; rows * width.div_ceil(SEGMENT)],
         }
     }
@@ -372,10 +379,13 @@ fn cover(
         // each side against rounding; the exact test below decides.
         let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
         for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
+            // Where the row crosses the edge: `lo.x + row_term / dy`, to within far less than
+            // the column of margin.
+            let crossing = || truncate(lo[0] + (py - lo[1]) * setup.slopes[k]);
             if dy > 0.0 {
-                last = last.min(truncate(lo[0] + row_terms[k] / dy) + 1.0);
+                last = last.min(crossing() + 1.0);
             } else if dy < 0.0 {
-                first = first.max(truncate(lo[0] + row_terms[k] / dy) - 1.0);
+                first = first.max(crossing() - 1.0);
             } else if row_terms[k] < 0.0 {
                 last = -1.0;
             }
@@ -402,11 +412,12 @@ fn cover(
         while first <= last && !inside(first) {
             first += 1;
         }
+        if first > last {
+            continue;
+        }
+        // `first` is inside: the run ends at the last inside column from `last` back to it.
         while last > first && !inside(last) {
             last -= 1;
-        }
-        if first > last || !inside(last) {
-            continue;
         }
         // `1 / depth` along the row: the sum of the scaled edge functions, affine in the column
         // (the exact edge values only decide coverage; depth ties are rare and any rounding of
@@ -419,7 +430,11 @@ fn cover(
             )
         });
         let local = row - first_row;
-        let line = &mut depths.nearest[local * w..(local + 1) * w];
+        let line = local * w..(local + 1) * w;
+        let (held_depths, holders) = (
+            &mut depths.inv_depth[line.clone()],
+            &mut depths.triangle[line],
+        );
         let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
         let segments_spanned = first / SEGMENT..=last / SEGMENT;
         for (segment, farthest) in segments_spanned.zip(&mut farthest[first / SEGMENT..]) {
@@ -430,28 +445,28 @@ fn cover(
             let start = segment * SEGMENT;
             let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
             let mut changed = false;
-            for (col, slot) in cols.clone().zip(&mut line[*cols.start()..]) {
+            // Branch-free but for depth ties: whether a pixel is taken is a coin toss where
+            // surfaces overlap, which a branch would mispredict.
+            for col in cols {
                 let inv_depth = at_zero + per_column * coordinate(col);
-                if inv_depth < inv_far {
-                    continue;
-                }
+                let (held, holder) = (held_depths[col], holders[col]);
                 // Nearer means a larger 1 / depth; ties go to the lower instance, then
                 // triangle.
-                let nearer = slot.1 == u32::MAX
-                    || inv_depth > slot.0
-                    || (inv_depth == slot.0 && {
-                        let other = triangles[slot.1 as usize];
-                        (t.instance, t.triangle) < (other.instance, other.triangle)
-                    });
-                if nearer {
-                    *slot = (inv_depth, index);
-                    changed = true;
+                let mut nearer = (holder == u32::MAX) | (inv_depth > held);
+                if inv_depth == held && holder != u32::MAX {
+                    let other = triangles[holder as usize];
+                    nearer = (t.instance, t.triangle) < (other.instance, other.triangle);
                 }
+                let beyond_far = inv_depth < inv_far;
+                let take = nearer & !beyond_far;
+                held_depths[col] = if take { inv_depth } else { held };
+                holders[col] = if take { index } else { holder };
+                changed |= take;
             }
             if changed {
-                *farthest = line[start..(start + SEGMENT).min(w)]
+                *farthest = held_depths[start..(start + SEGMENT).min(w)]
                     .iter()
-                    .fold(f64::INFINITY, |m, s| m.min(s.0));
+                    .fold(f64::INFINITY, |m, &d| m.min(d));
             }
         }
     }

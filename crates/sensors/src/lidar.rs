@@ -17,12 +17,13 @@
 //! the surface normal (every surface reflects fully until materials carry a reflectance), or 0
 //! without `generate_intensity`.
 
-use crate::noise::SensorRng;
+use crate::noise::{SensorRng, Streams};
 use crate::{SceneView, Target};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
+use rayon::prelude::*;
 
 /// The order in which to cast a block of `columns` x `rings` beams (indices column-major, rings
 /// fastest): tiles of eight beams as square in angle as the pattern allows, since the ray caster
@@ -157,15 +158,18 @@ pub struct PointCloud {
 struct Sweep {
     stamp: f64,
     next_column: u32,
+    /// The sweep's noise: column `k` draws from stream `k`.
+    noise: Streams,
     points: Vec<LidarPoint>,
     range_image: Vec<f32>,
 }
 
 impl Sweep {
-    fn new(stamp: f64, rings: usize, columns: u32) -> Sweep {
+    fn new(stamp: f64, rings: usize, columns: u32, noise: Streams) -> Sweep {
         Sweep {
             stamp,
             next_column: 0,
+            noise,
             // Every beam may return: the list never grows (and copies) during the sweep.
             points: Vec::with_capacity(rings * columns as usize),
             range_image: vec![f32::NAN; rings * columns as usize],
@@ -190,9 +194,15 @@ pub struct Lidar {
 
 impl Lidar {
     /// A lidar of period `period` seconds.
-    pub fn new(sensor: SensorRef, params: &Lidar3dParams, period: f64, rng: SensorRng) -> Lidar {
+    pub fn new(
+        sensor: SensorRef,
+        params: &Lidar3dParams,
+        period: f64,
+        mut rng: SensorRng,
+    ) -> Lidar {
         let grid = beam_grid(params);
         let (rings, columns) = (grid.rings, grid.columns as u32);
+        let noise = rng.streams();
         Lidar {
             sensor,
             params: params.clone(),
@@ -201,7 +211,7 @@ impl Lidar {
             rings,
             columns,
             rng,
-            sweep: Sweep::new(0.0, rings, columns),
+            sweep: Sweep::new(0.0, rings, columns, noise),
             azimuths: params.column_azimuths(),
         }
     }
@@ -230,7 +240,7 @@ impl Lidar {
         match self.params.scan_mode {
             ScanMode::Flash => {
                 if due {
-                    self.sweep = Sweep::new(t_now, self.rings, self.columns);
+                    self.sweep = Sweep::new(t_now, self.rings, self.columns, self.rng.streams());
                     self.cast(view, world_from_sensor, 0..self.columns, false);
                     done.push(self.finish(t_now + self.period));
                 }
@@ -313,9 +323,10 @@ impl Lidar {
 
     /// Emits the current sweep and starts the next at `next_stamp`.
     fn finish(&mut self, next_stamp: f64) -> PointCloud {
+        let noise = self.rng.streams();
         let sweep = std::mem::replace(
             &mut self.sweep,
-            Sweep::new(next_stamp, self.rings, self.columns),
+            Sweep::new(next_stamp, self.rings, self.columns, noise),
         );
         PointCloud {
             sensor: self.sensor.clone(),
@@ -327,6 +338,10 @@ impl Lidar {
         }
     }
 
+    /// Casts `columns` of the current sweep and adds their returns to it. Groups of whole
+    /// columns are cast, noised and turned into points in parallel; each column draws its noise
+    /// from its own stream of the sweep's generators, in ring order, so the points do not
+    /// depend on the thread count nor on how the sweep's columns fall into steps.
     fn cast(
         &mut self,
         view: &SceneView<'_>,
@@ -334,13 +349,39 @@ impl Lidar {
         columns: std::ops::Range<u32>,
         timed: bool,
     ) {
+        // About 256 beams per task, in whole packet tiles of columns.
+        let per_task = 256usize.div_ceil(self.rings.max(1)).next_multiple_of(4) as u32;
+        let groups: Vec<std::ops::Range<u32>> = (columns.clone())
+            .step_by(per_task as usize)
+            .map(|c| c..(c + per_task).min(columns.end))
+            .collect();
+        let this = &*self;
+        let parts: Vec<ColumnReturns> = groups
+            .into_par_iter()
+            .map(|group| this.cast_columns(view, world_from_sensor, group, timed))
+            .collect();
+        for part in parts {
+            self.sweep.points.extend_from_slice(&part.points);
+            for (cell, range) in part.ranges {
+                if let Some(slot) = self.sweep.range_image.get_mut(cell) {
+                    *slot = range;
+                }
+            }
+        }
+        self.sweep.next_column = columns.end;
+    }
+
+    /// The returns of `columns` (a task's share of a step's), in scan order.
+    fn cast_columns(
+        &self,
+        view: &SceneView<'_>,
+        world_from_sensor: &Affine3A,
+        columns: std::ops::Range<u32>,
+        timed: bool,
+    ) -> ColumnReturns {
         let rings = self.rings;
         let range = columns.start as usize * rings..columns.end as usize * rings;
-        let dirs: Vec<Vec3A> = self.grid.dirs[range.clone()]
-            .iter()
-            .map(|d| world_from_sensor.transform_vector3a(*d))
-            .collect();
-        // Cast in compact tiles of eight, then put the results back in scan order.
+        // Cast in compact tiles of eight, then read the results in scan order.
         let mut order = packet_order(
             (columns.end - columns.start) as usize,
             rings,
@@ -348,79 +389,89 @@ impl Lidar {
             self.grid.steps.1,
         );
         order.retain(|&i| self.grid.fires(range.start + i));
-        let tiled: Vec<Vec3A> = order.iter().map(|&i| dirs[i]).collect();
-        let cast = view.cast(
+        let beams = &self.grid.dirs[range.clone()];
+        let tiled: Vec<Vec3A> = (order.iter())
+            .map(|&i| world_from_sensor.transform_vector3a(beams[i]))
+            .collect();
+        let ignore = (self.params.ignore_parent_body)
+            .then_some(self.sensor.vehicle.as_deref())
+            .flatten();
+        let mut cast = vec![None; tiled.len()];
+        view.cast_run(
             world_from_sensor.translation,
             &tiled,
-            self.params.max_range as f32,
-            self.params
-                .ignore_parent_body
-                .then_some(self.sensor.vehicle.as_deref())
-                .flatten(),
+            (0.0, self.params.max_range as f32),
+            ignore,
+            &mut cast,
         );
-        // Where each beam's answer is in `cast` (beams that do not fire have none): read in
-        // scan order through it rather than moving every answer into scan order.
-        let mut cast_index = vec![u32::MAX; dirs.len()];
+        // Where each beam's answer is in `cast` (beams that do not fire have none).
+        let mut cast_index = vec![u32::MAX; beams.len()];
         for (j, &i) in order.iter().enumerate() {
             cast_index[i] = j as u32;
         }
         let per_column = (self.period / f64::from(self.columns)) as f32;
-        // Beams in scan order: rings within columns (counted, not divided out).
-        let beams =
-            (columns.clone()).flat_map(|column| (0..rings as u16).map(move |ring| (column, ring)));
-        for ((k, &j), (column, ring)) in cast_index.iter().enumerate().zip(beams) {
-            let target = cast.get(j as usize).copied().flatten();
-            let index = range.start + k;
-            if !self.grid.fires(index) {
-                continue;
-            }
-            // Noise is drawn for every beam in scan order, hit or not, so one beam's outcome
-            // never shifts another's draw.
-            let noise = self.rng.gaussian(self.params.range_std_noise);
-            let Some(Target {
-                t,
-                normal,
-                instance,
-                label,
-                ..
-            }) = target
-            else {
-                continue;
-            };
-            if f64::from(t) < self.params.min_range {
-                continue;
-            }
-            let range = f64::from(t) + noise;
-            if range <= 0.0 || range > self.params.max_range {
-                continue;
-            }
-            if let Some(cell) = self
-                .sweep
-                .range_image
-                .get_mut(ring as usize * self.columns as usize + column as usize)
-            {
-                *cell = range as f32;
-            }
-            let dir = self.grid.dirs[index];
-            let intensity = if self.params.generate_intensity {
-                normal.dot(dirs[k]).abs().min(1.0)
-            } else {
-                0.0
-            };
-            let p = dir * range as f32;
-            self.sweep.points.push(LidarPoint {
-                position: [p.x, p.y, p.z],
-                intensity,
-                ring,
-                time: if timed {
-                    column as f32 * per_column
+        let mut out = ColumnReturns {
+            points: Vec::with_capacity(tiled.len()),
+            ranges: Vec::with_capacity(tiled.len()),
+        };
+        for (column, in_column) in columns.clone().zip(cast_index.chunks(rings)) {
+            let mut rng = self.sweep.noise.stream(u64::from(column));
+            for (ring, &j) in (0..rings as u16).zip(in_column) {
+                // Beams that do not fire draw nothing; every beam that does draws its noise,
+                // hit or not, so one beam's outcome never shifts another's draw.
+                if j == u32::MAX {
+                    continue;
+                }
+                let noise = rng.gaussian(self.params.range_std_noise);
+                let Some(Target {
+                    t,
+                    normal,
+                    instance,
+                    label,
+                    ..
+                }) = cast[j as usize]
+                else {
+                    continue;
+                };
+                if f64::from(t) < self.params.min_range {
+                    continue;
+                }
+                let range = f64::from(t) + noise;
+                if range <= 0.0 || range > self.params.max_range {
+                    continue;
+                }
+                out.ranges.push((
+                    usize::from(ring) * self.columns as usize + column as usize,
+                    range as f32,
+                ));
+                let dir = beams[(column - columns.start) as usize * rings + usize::from(ring)];
+                let intensity = if self.params.generate_intensity {
+                    normal.dot(tiled[j as usize]).abs().min(1.0)
                 } else {
                     0.0
-                },
-                instance,
-                label,
-            });
+                };
+                let p = dir * range as f32;
+                out.points.push(LidarPoint {
+                    position: [p.x, p.y, p.z],
+                    intensity,
+                    ring,
+                    time: if timed {
+                        column as f32 * per_column
+                    } else {
+                        0.0
+                    },
+                    instance,
+                    label,
+                });
+            }
         }
-        self.sweep.next_column = columns.end;
+        out
     }
+}
+
+/// The returns of a group of columns: points in scan order, and their cells of the range
+/// image with their ranges.
+struct ColumnReturns {
+    points: Vec<LidarPoint>,
+    ranges: Vec<(usize, f32)>,
 }

@@ -1,8 +1,9 @@
 //! Each sensor's own random generator, seeded from the run's seed and the sensor's full name
 //! (`vehicle/sensor`, or `world/sensor` for standalone ones): adding or removing a sensor never
-//! changes another's noise, and draws happen in scan order after the (parallel) ray casting (or,
-//! for images, on one stream per row, [`SensorRng::split`]), so results do not depend on the
-//! thread count.
+//! changes another's noise. Draws happen in scan order after the (parallel) ray casting, or, for
+//! the parts of an observation made in parallel (a sweep's columns, an image's rows), in each
+//! part's order on the part's own stream ([`Streams`]), so results do not depend on the thread
+//! count.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,15 +36,16 @@ impl SensorRng {
     /// draw in parallel: keyed by one draw of this generator, part `k` on stream `k`. The
     /// draws do not depend on which thread takes which part.
     pub fn split(&mut self, count: usize) -> Vec<SensorRng> {
+        let streams = self.streams();
+        (0..count).map(|k| streams.stream(k as u64)).collect()
+    }
+
+    /// The key of a family of independent generators (see [`Streams`]), from one draw of
+    /// this generator.
+    pub fn streams(&mut self) -> Streams {
         let mut key = [0u8; 32];
         self.rng.fill_bytes(&mut key);
-        (0..count)
-            .map(|k| {
-                let mut rng = ChaCha8Rng::from_seed(key);
-                rng.set_stream(k as u64);
-                SensorRng { rng }
-            })
-            .collect()
+        Streams { key }
     }
 
     /// A normal draw of standard deviation `sigma` (exactly 0, drawing nothing, when `sigma`
@@ -54,5 +56,22 @@ impl SensorRng {
         } else {
             0.0
         }
+    }
+}
+
+/// Independent generators for the parts of one observation (an image's rows, a sweep's
+/// columns), made on demand: part `k`'s generator is stream `k` of the family's key, so what
+/// it draws does not depend on which thread takes the part, nor on which parts are drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct Streams {
+    key: [u8; 32],
+}
+
+impl Streams {
+    /// The generator of part `k`.
+    pub fn stream(&self, k: u64) -> SensorRng {
+        let mut rng = ChaCha8Rng::from_seed(self.key);
+        rng.set_stream(k);
+        SensorRng { rng }
     }
 }

@@ -8,7 +8,7 @@
 use crate::bvh::{Aabb, Bvh};
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box, larger_or, smaller_or};
-use glam::{Affine3A, Vec3A};
+use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
 
 /// Index of a mesh in a [`Scene`].
@@ -260,6 +260,7 @@ impl Scene {
             (limits, limits.iter().copied().fold(0.0, larger_or))
         };
         let (mut limits, mut beam_limit) = bounds(&best);
+        let lanes = PacketLanes::new(rays, &inv);
         // The rays of `candidates` that reach the box `min..max`.
         let reach = |min: Vec3A,
                      max: Vec3A,
@@ -271,15 +272,7 @@ impl Scene {
             {
                 return 0;
             }
-            let mut reached = 0;
-            for (r, ray) in rays.iter().enumerate() {
-                if candidates & (1 << r) != 0
-                    && intersect_box(ray.origin, inv[r], ray.t_min, limits[r], min, max).is_some()
-                {
-                    reached |= 1 << r;
-                }
-            }
-            reached
+            lanes.reaching(min, max, candidates, limits)
         };
         let mut stack = [0u32; crate::bvh::MAX_DEPTH];
         let mut sp = 0;
@@ -456,6 +449,65 @@ impl Beam {
         let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
         // Widened by 2·gamma(3), as the single-ray test.
         larger_or(near, self.t_min) <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)
+    }
+}
+
+/// A packet's rays four to a vector (lane `l` of group `g` is ray `4g + l`), for testing a box
+/// against all of them at once.
+struct PacketLanes {
+    origin: [[Vec4; 3]; GROUPS],
+    inv_dir: [[Vec4; 3]; GROUPS],
+    t_min: [Vec4; GROUPS],
+}
+
+/// Groups of four rays in a packet.
+const GROUPS: usize = PACKET / 4;
+
+impl PacketLanes {
+    /// `rays` (at most [`PACKET`]) with their inverse directions; missing rays are never
+    /// asked about.
+    fn new(rays: &[Ray], inv: &[Vec3A; PACKET]) -> PacketLanes {
+        let lane = |r: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
+            rays.get(r).map_or(0.0, |ray| f(ray, inv[r]))
+        };
+        let group = |g: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
+            Vec4::new(
+                lane(4 * g, f),
+                lane(4 * g + 1, f),
+                lane(4 * g + 2, f),
+                lane(4 * g + 3, f),
+            )
+        };
+        PacketLanes {
+            origin: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.origin[a]))),
+            inv_dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|_, inv| inv[a]))),
+            t_min: std::array::from_fn(|g| group(g, &|ray, _| ray.t_min)),
+        }
+    }
+
+    /// The rays of `candidates` that reach the box `min..max` within their `limits`: lane for
+    /// lane the very operations of [`intersect_box`] (`minps`/`maxps` in the same order as its
+    /// horizontal minimum and maximum, so even NaN slab distances give the same answer).
+    #[inline]
+    fn reaching(&self, min: Vec3A, max: Vec3A, candidates: u32, limits: &[f32; PACKET]) -> u32 {
+        let mut reached = 0;
+        for g in 0..GROUPS {
+            let in_group = (candidates >> (4 * g)) & 0xF;
+            if in_group == 0 {
+                continue;
+            }
+            let slab = |a: usize| {
+                let t0 = (Vec4::splat(min[a]) - self.origin[g][a]) * self.inv_dir[g][a];
+                let t1 = (Vec4::splat(max[a]) - self.origin[g][a]) * self.inv_dir[g][a];
+                (t0.min(t1), t0.max(t1))
+            };
+            let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
+            let near = x0.max(z0).max(y0.max(z0)).max(self.t_min[g]);
+            let limit = Vec4::from_slice(&limits[4 * g..4 * g + 4]);
+            let far = (x1.min(z1).min(y1.min(z1)) * (1.0 + 2.0 * 3.0 * f32::EPSILON)).min(limit);
+            reached |= (near.cmple(far).bitmask() & in_group) << (4 * g);
+        }
+        reached
     }
 }
 

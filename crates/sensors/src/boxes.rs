@@ -75,9 +75,18 @@ fn actor_box(
     let far = lens.intrinsics().clip_max as f32;
     let &(first, _) = body.instances.first()?;
     let object = built.objects.get(first as usize)?;
+    if out_of_view(built, lens, &optical_from_world, body) {
+        return None;
+    }
     // Extent of the projected, near-clipped triangles.
     let mut lo = [f64::INFINITY; 2];
     let mut hi = [f64::NEG_INFINITY; 2];
+    let mut extend = |p: Vec3A| {
+        if let Some([u, v]) = lens.project(p) {
+            lo = [lo[0].min(u), lo[1].min(v)];
+            hi = [hi[0].max(u), hi[1].max(v)];
+        }
+    };
     for &(instance, _) in &body.instances {
         let inst = built.scene.instance(instance);
         let mesh = built.scene.mesh(inst.mesh);
@@ -87,14 +96,22 @@ fn actor_box(
             .iter()
             .map(|v| to_optical.transform_point3a(*v))
             .collect();
+        // A triangle wholly in front is its corners: each vertex of such triangles is
+        // projected once (the extent does not depend on the order); the others are clipped.
+        let mut corner_in_front = vec![false; vertices.len()];
         for t in mesh.triangles() {
             let corners = t.map(|i| vertices[i as usize]);
-            for p in clip_to_near(&corners, near) {
-                if let Some([u, v]) = lens.project(p) {
-                    lo = [lo[0].min(u), lo[1].min(v)];
-                    hi = [hi[0].max(u), hi[1].max(v)];
+            if corners.iter().all(|c| c.z >= near) {
+                for &i in t {
+                    corner_in_front[i as usize] = true;
                 }
+                continue;
             }
+            let (polygon, n) = clip_to_near(&corners, near);
+            polygon[..n].iter().for_each(|&p| extend(p));
+        }
+        for (&p, _) in vertices.iter().zip(&corner_in_front).filter(|(_, f)| **f) {
+            extend(p);
         }
     }
     let (x_end, y_end) = (w as f64 - 0.5, h as f64 - 0.5);
@@ -151,24 +168,69 @@ fn actor_box(
     })
 }
 
+/// Whether no part of the body can show through an undistorted `lens`: the corners of each of
+/// its meshes' boxes all lie nearer than the near plane or all beyond one side of the image,
+/// with a pixel of margin against rounding (each such region is convex, so the whole box, and
+/// every triangle in it, lies there too). Distorted lenses are only culled by the near plane.
+fn out_of_view(
+    built: &passerby_scene::BuiltScene,
+    lens: &Lens,
+    optical_from_world: &Affine3A,
+    body: &passerby_scene::Body,
+) -> bool {
+    let i = lens.intrinsics();
+    let (fx, fy, cx, cy) = (i.fx, i.fy, i.cx, i.cy);
+    let (w, h) = lens.size();
+    let (w, h) = (w as f64, h as f64);
+    let near = i.clip_min;
+    let sides = !lens.has_distortion();
+    let mut corners = Vec::with_capacity(8 * body.instances.len());
+    for &(instance, _) in &body.instances {
+        let inst = built.scene.instance(instance);
+        let b = built.scene.mesh(inst.mesh).bounds();
+        if !b.min.cmple(b.max).all() {
+            continue; // an empty mesh: nothing to show
+        }
+        let to_optical = *optical_from_world * inst.world_from_mesh;
+        corners.extend((0..8).map(|k| {
+            let p = Vec3A::select(
+                glam::BVec3A::new(k & 1 != 0, k & 2 != 0, k & 4 != 0),
+                b.max,
+                b.min,
+            );
+            let q = to_optical.transform_point3a(p);
+            [f64::from(q.x), f64::from(q.y), f64::from(q.z)]
+        }));
+    }
+    let all = |beyond: &dyn Fn(&[f64; 3]) -> bool| corners.iter().all(beyond);
+    all(&|p| p[2] < near - 1e-3 * (1.0 + near.abs()))
+        || (sides
+            && (all(&|p| fx * p[0] + (cx + 1.5) * p[2] < 0.0)
+                || all(&|p| -fx * p[0] + (w + 0.5 - cx) * p[2] < 0.0)
+                || all(&|p| fy * p[1] + (cy + 1.5) * p[2] < 0.0)
+                || all(&|p| -fy * p[1] + (h + 0.5 - cy) * p[2] < 0.0)))
+}
+
 /// The polygon of a triangle's part at depth `>= near` (Sutherland-Hodgman against one
-/// plane): up to four points, none if it is all nearer.
-fn clip_to_near(corners: &[Vec3A; 3], near: f32) -> Vec<Vec3A> {
-    let mut out = Vec::with_capacity(4);
+/// plane): its first `n` of up to four points, none if it is all nearer.
+fn clip_to_near(corners: &[Vec3A; 3], near: f32) -> ([Vec3A; 4], usize) {
+    let (mut out, mut n) = ([Vec3A::ZERO; 4], 0);
     for k in 0..3 {
         let (a, b) = (corners[k], corners[(k + 1) % 3]);
         let (a_in, b_in) = (a.z >= near, b.z >= near);
         if a_in {
-            out.push(a);
+            out[n] = a;
+            n += 1;
         }
         if a_in != b_in {
             let s = (near - a.z) / (b.z - a.z);
             let mut p = a + (b - a) * s;
             p.z = near;
-            out.push(p);
+            out[n] = p;
+            n += 1;
         }
     }
-    out
+    (out, n)
 }
 
 #[cfg(test)]
@@ -182,10 +244,10 @@ mod tests {
             Vec3A::new(1.0, 0.0, 0.0),
             Vec3A::new(0.0, 1.0, 2.0),
         ];
-        let poly = clip_to_near(&tri, 1.0);
-        assert_eq!(poly.len(), 4);
+        let (poly, n) = clip_to_near(&tri, 1.0);
+        assert_eq!(n, 4);
         assert!(poly.iter().all(|p| p.z >= 1.0 - 1e-6));
         assert!(poly.contains(&Vec3A::new(0.5, 0.0, 1.0)));
-        assert!(clip_to_near(&tri.map(|p| p * 0.1), 1.0).is_empty());
+        assert_eq!(clip_to_near(&tri.map(|p| p * 0.1), 1.0).1, 0);
     }
 }

@@ -89,6 +89,19 @@ impl PackRay {
     }
 }
 
+/// A pack's corners relative to a ray origin: `[j][a]` is coordinate `a` of corner `j` minus
+/// the origin's, in every lane. Rays from one origin (a lidar's, a camera's) share it.
+pub(crate) type RelativeCorners = [[Vec4; 3]; 3];
+
+impl TriPack {
+    /// The corners relative to `origin` (given as one splatted vector per axis).
+    #[inline(always)]
+    pub(crate) fn relative_to(&self, origin: &[Vec4; 3]) -> RelativeCorners {
+        self.v
+            .map(|corner| [0, 1, 2].map(|a| corner[a] - origin[a]))
+    }
+}
+
 /// The nearest hit of the ray among the pack's lanes with `t` in `(t_min, t_max)`; equal `t`
 /// go to the lower triangle index.
 #[inline(always)]
@@ -98,15 +111,44 @@ pub(crate) fn intersect_pack(
     t_max: f32,
     pack: &TriPack,
 ) -> Option<PackHit> {
-    let (o, [sx, sy, sz]) = (&ray.lanes_origin, &ray.lanes_coeffs);
     let [kx, ky, kz] = ray.shear.axes;
+    let o = &ray.lanes_origin;
+    intersect_with(ray, t_min, t_max, pack, |j| {
+        let corner = &pack.v[j];
+        (corner[kx] - o[0], corner[ky] - o[1], corner[kz] - o[2])
+    })
+}
+
+/// [`intersect_pack`] with the pack's corners relative to the ray's origin already found
+/// ([`TriPack::relative_to`]): the same operations, so the same answer.
+#[inline(always)]
+pub(crate) fn intersect_relative(
+    ray: &PackRay,
+    t_min: f32,
+    t_max: f32,
+    pack: &TriPack,
+    relative: &RelativeCorners,
+) -> Option<PackHit> {
+    let [kx, ky, kz] = ray.shear.axes;
+    intersect_with(ray, t_min, t_max, pack, |j| {
+        (relative[j][kx], relative[j][ky], relative[j][kz])
+    })
+}
+
+/// The pack test, given each corner `j`'s coordinates relative to the ray's origin on the
+/// ray's `[kx, ky, kz]` axes.
+#[inline(always)]
+fn intersect_with(
+    ray: &PackRay,
+    t_min: f32,
+    t_max: f32,
+    pack: &TriPack,
+    relative: impl Fn(usize) -> (Vec4, Vec4, Vec4),
+) -> Option<PackHit> {
+    let [sx, sy, sz] = &ray.lanes_coeffs;
     // Ray-space coordinates of each vertex, with the scalar test's very operations.
     let to_ray = |j: usize| -> [Vec4; 3] {
-        let (dx, dy, dz) = (
-            pack.v[j][kx] - o[0],
-            pack.v[j][ky] - o[1],
-            pack.v[j][kz] - o[2],
-        );
+        let (dx, dy, dz) = relative(j);
         [dx - *sx * dz, dy - *sy * dz, *sz * dz]
     };
     let [ax, ay, az] = to_ray(0);

@@ -9,7 +9,7 @@
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
-use crate::packs::{PackRay, intersect_pack};
+use crate::packs::{PackHit, PackRay, TriPack, intersect_pack, intersect_relative};
 use crate::ray::{Shear, intersect_box, larger_or, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
@@ -59,6 +59,13 @@ impl TriangleMesh {
         }
         let pack_rays: [PackRay; PACKET] =
             std::array::from_fn(|r| PackRay::new(rays.origin[r], &shears[r]));
+        // Rays from one origin share each pack's corners relative to it.
+        let shared_origin = lanes(active)
+            .all(|r| rays.origin[r] == rays.origin[active.trailing_zeros() as usize])
+            .then(|| {
+                let o = rays.origin[active.trailing_zeros() as usize];
+                [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
+            });
         let test_leaf = |first: usize,
                          mask: u32,
                          count: usize,
@@ -67,27 +74,57 @@ impl TriangleMesh {
          -> bool {
             // Whether some ray's hit moved closer.
             let mut closer = false;
-            for r in lanes(mask) {
-                for pack in &self.packs[first..first + count] {
-                    let bound = next_up(t_far[r]);
-                    let Some((t, u, v, lane)) =
-                        intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack)
-                    else {
-                        continue;
-                    };
-                    let triangle = pack.prim[lane];
-                    if is_closer(&best[r], t, triangle, rays.t_max[r]) {
-                        let [a, b, c] = pack.corners(lane);
-                        let normal = (b - a).cross(c - a).normalize_or_zero();
-                        best[r] = Some(LocalHit {
-                            t,
-                            u,
-                            v,
-                            triangle,
-                            normal,
-                        });
-                        t_far[r] = t;
-                        closer = true;
+            // Keeps ray `r`'s hit on `pack` if it is closer.
+            let keep = |r: usize,
+                        pack: &TriPack,
+                        (t, u, v, lane): PackHit,
+                        best: &mut [Option<LocalHit>; PACKET],
+                        t_far: &mut [f32; PACKET]| {
+                let triangle = pack.prim[lane];
+                if !is_closer(&best[r], t, triangle, rays.t_max[r]) {
+                    return false;
+                }
+                let [a, b, c] = pack.corners(lane);
+                let normal = (b - a).cross(c - a).normalize_or_zero();
+                best[r] = Some(LocalHit {
+                    t,
+                    u,
+                    v,
+                    triangle,
+                    normal,
+                });
+                t_far[r] = t;
+                true
+            };
+            let packs = &self.packs[first..first + count];
+            match &shared_origin {
+                Some(origin) => {
+                    for pack in packs {
+                        let relative = pack.relative_to(origin);
+                        for r in lanes(mask) {
+                            let bound = next_up(t_far[r]);
+                            let hit = intersect_relative(
+                                &pack_rays[r],
+                                rays.t_min[r],
+                                bound,
+                                pack,
+                                &relative,
+                            );
+                            if let Some(hit) = hit {
+                                closer |= keep(r, pack, hit, best, t_far);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for r in lanes(mask) {
+                        for pack in packs {
+                            let bound = next_up(t_far[r]);
+                            let hit = intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack);
+                            if let Some(hit) = hit {
+                                closer |= keep(r, pack, hit, best, t_far);
+                            }
+                        }
                     }
                 }
             }

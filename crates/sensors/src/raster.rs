@@ -208,30 +208,42 @@ pub fn visible_in_bands<T: Send>(
                 cover(t, &setup, index, far, triangles, &mut depths);
                 setups[index as usize] = Some(setup);
             }
-            // Every pixel is pushed, hit or not: no zeroed buffer to overwrite.
+            // Every pixel is pushed, hit or not: no zeroed buffer to overwrite. A run of
+            // pixels on one triangle shares its lookups and its edges' row terms.
             let mut pixels = Vec::with_capacity(rows * w);
             for (row, nearest) in (first_row..).zip(depths.triangle.chunks(w)) {
-                pixels.extend(nearest.iter().enumerate().map(|(col, &index)| {
+                let mut first_col = 0;
+                for run in nearest.chunk_by(|a, b| a == b) {
+                    let cols = first_col..first_col + run.len();
+                    first_col = cols.end;
                     // No triangle: `u32::MAX`, past the end.
-                    let t = *triangles.get(index as usize)?;
+                    let index = run[0] as usize;
+                    let (Some(&t), Some(Some(setup))) = (triangles.get(index), setups.get(index))
+                    else {
+                        pixels.extend(run.iter().map(|_| None));
+                        continue;
+                    };
                     // Only pixels the triangle covers hold it: their edge values are all
                     // non-negative (or ties it owns).
-                    let weights = setups[index as usize].as_ref()?.weights(t, (col, row));
-                    // The weights sum to 1 / depth.
-                    let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
-                    let bary = |c: usize| {
-                        (weights[0] * t.bary[0][c]
-                            + weights[1] * t.bary[1][c]
-                            + weights[2] * t.bary[2][c])
-                            * depth
-                    };
-                    Some(RasterHit {
-                        depth: depth as f32,
-                        instance: t.instance,
-                        triangle: t.triangle,
-                        uv: [bary(0) as f32, bary(1) as f32],
-                    })
-                }));
+                    let weights_at = setup.weights_along(t, row);
+                    pixels.extend(cols.map(|col| {
+                        let weights = weights_at(col);
+                        // The weights sum to 1 / depth.
+                        let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
+                        let bary = |c: usize| {
+                            (weights[0] * t.bary[0][c]
+                                + weights[1] * t.bary[1][c]
+                                + weights[2] * t.bary[2][c])
+                                * depth
+                        };
+                        Some(RasterHit {
+                            depth: depth as f32,
+                            instance: t.instance,
+                            triangle: t.triangle,
+                            uv: [bary(0) as f32, bary(1) as f32],
+                        })
+                    }));
+                }
             }
             finish(first_row, &pixels, output);
         });
@@ -295,16 +307,24 @@ impl Setup {
         })
     }
 
-    /// The perspective weights (`lambda_k / z_k`) at pixel centre `(col, row)`, one the
-    /// triangle covers.
-    fn weights(&self, t: &ScreenTriangle, (col, row): (usize, usize)) -> [f64; 3] {
-        let (px, py) = (coordinate(col), coordinate(row));
-        std::array::from_fn(|k| {
-            let (lo, dx, dy, _) = self.edges[k];
-            // The very edge values `cover` found non-negative here.
-            let e = dx * (py - lo[1]) - dy * (px - lo[0]);
-            e * self.inv_area * t.inv_z[k]
-        })
+    /// The perspective weights (`lambda_k / z_k`) at the pixel centres of `row`, as a function
+    /// of the column (for pixels the triangle covers).
+    fn weights_along<'s>(
+        &'s self,
+        t: &'s ScreenTriangle,
+        row: usize,
+    ) -> impl Fn(usize) -> [f64; 3] + 's {
+        let py = coordinate(row);
+        let row_terms = self.edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
+        move |col| {
+            let px = coordinate(col);
+            std::array::from_fn(|k| {
+                let (lo, _, dy, _) = self.edges[k];
+                // The very edge values `cover` found non-negative here.
+                let e = row_terms[k] - dy * (px - lo[0]);
+                e * self.inv_area * t.inv_z[k]
+            })
+        }
     }
 }
 
@@ -464,9 +484,10 @@ fn cover(
                 changed |= take;
             }
             if changed {
+                // (As `f64::min` would, with plain comparisons: `m` is never NaN.)
                 *farthest = held_depths[start..(start + SEGMENT).min(w)]
                     .iter()
-                    .fold(f64::INFINITY, |m, &d| m.min(d));
+                    .fold(f64::INFINITY, |m, &d| if d < m { d } else { m });
             }
         }
     }

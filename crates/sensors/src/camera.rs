@@ -332,13 +332,14 @@ impl Pass<'_> {
         let mut shader = Shader::new(view, origin, light, self.pixel_width(1));
         // One loop per case, so that no pixel asks which case it is in.
         if !light.shadows {
+            let mut encoder = RunEncoder::default();
             return self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
                 let lit = match seen {
                     Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
                     None => sky_sample(dir),
                 };
                 let colour = light.colour_of(lit);
-                rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+                rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(colour));
             });
         }
         // With shadows, colours wait for the block's shadow rays.
@@ -350,9 +351,10 @@ impl Pass<'_> {
             });
         });
         shader.darken_shadowed(&mut waiting);
+        let mut encoder = RunEncoder::default();
         for (q, &lit) in waiting.iter().enumerate() {
             let colour = light.colour_of(lit);
-            rgb[3 * q..3 * q + 3].copy_from_slice(&linear_to_srgb_bytes(colour));
+            rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(colour));
         }
     }
 
@@ -519,6 +521,27 @@ impl Pass<'_> {
         for (&p, c) in order.iter().zip(&colours) {
             let q = 3 * (p - first);
             rgb[q..q + 3].copy_from_slice(&linear_to_srgb_bytes(*c));
+        }
+    }
+}
+
+/// sRGB encoding of a row-major run of pixels: plain surfaces under one light give runs of
+/// one linear colour, encoded once per run.
+#[derive(Default)]
+struct RunEncoder {
+    last: Option<([f32; 3], [u8; 3])>,
+}
+
+impl RunEncoder {
+    #[inline]
+    fn encode(&mut self, colour: [f32; 3]) -> [u8; 3] {
+        match self.last {
+            Some((linear, bytes)) if linear == colour => bytes,
+            _ => {
+                let bytes = linear_to_srgb_bytes(colour);
+                self.last = Some((colour, bytes));
+                bytes
+            }
         }
     }
 }

@@ -375,11 +375,14 @@ impl Pass<'_> {
         let len = depth.len();
         let mut last: Option<((u32, u32), Option<SeenTriangle<'v>>)> = None;
         let rows = &lens.row_y[first / w..(first + len) / w];
-        let pixels = rows
-            .iter()
-            .flat_map(|&y| lens.column_x.iter().map(move |&x| Vec3A::new(x, y, 1.0)));
-        for (q, (optical, hit)) in pixels.zip(raster).enumerate() {
-            let dir = self.world_from_optical.transform_vector3a(optical);
+        // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
+        // the same sums with `Y y` found once per row.
+        let m = &self.world_from_optical.matrix3;
+        let pixels = rows.iter().flat_map(|&y| {
+            let (row_term, z_axis) = (m.y_axis * y, m.z_axis);
+            (lens.column_x.iter()).map(move |&x| m.x_axis * x + row_term + z_axis)
+        });
+        for (q, (dir, hit)) in pixels.zip(raster).enumerate() {
             let seen = match hit {
                 // Directions the lens has none for see nothing.
                 Some(hit) if dir.is_finite() => {

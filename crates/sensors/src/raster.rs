@@ -402,10 +402,14 @@ fn cover(
             // Where the row crosses the edge: `lo.x + row_term / dy`, to within far less than
             // the column of margin.
             let crossing = || truncate(lo[0] + (py - lo[1]) * setup.slopes[k]);
+            // (As `f64::min` and `max` would, with plain comparisons: the bounds are never NaN,
+            // a NaN crossing leaves them.)
             if dy > 0.0 {
-                last = last.min(crossing() + 1.0);
+                let bound = crossing() + 1.0;
+                last = if bound < last { bound } else { last };
             } else if dy < 0.0 {
-                first = first.max(crossing() - 1.0);
+                let bound = crossing() - 1.0;
+                first = if bound > first { bound } else { first };
             } else if row_terms[k] < 0.0 {
                 last = -1.0;
             }

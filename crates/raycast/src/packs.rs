@@ -83,7 +83,7 @@ impl PackRay {
         PackRay {
             origin,
             shear: *shear,
-            lanes_origin: shear.axes.map(|k| Vec4::splat(origin[k])),
+            lanes_origin: shear.axes.map(|k| Vec4::splat(origin.to_array()[k])),
             lanes_coeffs: shear.coeffs.map(Vec4::splat),
         }
     }
@@ -183,6 +183,11 @@ fn intersect_with(
     let hit_mask = candidates.bitmask();
     // Empty lanes hold NaN corners: every comparison above is false for them.
     let mut todo = edge_mask | hit_mask;
+    if todo == 0 {
+        return None;
+    }
+    // Lanes read from arrays (a vector indexed by a variable lane goes through a `match`).
+    let (t, v, w, inv_det) = (t.to_array(), v.to_array(), w.to_array(), inv_det.to_array());
     while todo != 0 {
         let lane = todo.trailing_zeros() as usize;
         todo &= todo - 1;

@@ -90,12 +90,14 @@ impl Shear {
             2
         };
         let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
-        if dir[kz] < 0.0 {
+        // Components read from an array (a vector indexed by a variable goes through a `match`).
+        let d = dir.to_array();
+        if d[kz] < 0.0 {
             std::mem::swap(&mut kx, &mut ky); // keep the winding
         }
         Shear {
             axes: [kx, ky, kz],
-            coeffs: [dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]],
+            coeffs: [d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]],
             inv_dir: dir.recip(),
         }
     }
@@ -105,6 +107,7 @@ impl Shear {
     fn apply(&self, d: Vec3A) -> Vec3A {
         let [kx, ky, kz] = self.axes;
         let [sx, sy, sz] = self.coeffs;
+        let d = d.to_array();
         Vec3A::new(d[kx] - sx * d[kz], d[ky] - sy * d[kz], sz * d[kz])
     }
 }

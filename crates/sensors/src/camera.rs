@@ -338,8 +338,7 @@ impl Pass<'_> {
                     Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
                     None => sky_sample(dir),
                 };
-                let colour = light.colour_of(lit);
-                rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(colour));
+                rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(light, lit));
             });
         }
         // With shadows, colours wait for the block's shadow rays.
@@ -353,8 +352,7 @@ impl Pass<'_> {
         shader.darken_shadowed(&mut waiting);
         let mut encoder = RunEncoder::default();
         for (q, &lit) in waiting.iter().enumerate() {
-            let colour = light.colour_of(lit);
-            rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(colour));
+            rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(light, lit));
         }
     }
 
@@ -528,21 +526,21 @@ impl Pass<'_> {
     }
 }
 
-/// sRGB encoding of a row-major run of pixels: plain surfaces under one light give runs of
-/// one linear colour, encoded once per run.
+/// Lighting and sRGB encoding of a row-major run of pixels: plain surfaces under one light
+/// give runs of one albedo and incidence, lit and encoded once per run.
 #[derive(Default)]
 struct RunEncoder {
-    last: Option<([f32; 3], [u8; 3])>,
+    last: Option<(Lit, [u8; 3])>,
 }
 
 impl RunEncoder {
     #[inline]
-    fn encode(&mut self, colour: [f32; 3]) -> [u8; 3] {
+    fn encode(&mut self, light: &Lighting, lit: Lit) -> [u8; 3] {
         match self.last {
-            Some((linear, bytes)) if linear == colour => bytes,
+            Some((seen, bytes)) if seen == lit => bytes,
             _ => {
-                let bytes = linear_to_srgb_bytes(colour);
-                self.last = Some((colour, bytes));
+                let bytes = linear_to_srgb_bytes(light.colour_of(lit));
+                self.last = Some((lit, bytes));
                 bytes
             }
         }

@@ -21,7 +21,7 @@
 use crate::SceneView;
 use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, trace};
 use crate::noise::SensorRng;
-use glam::{Affine3A, Vec3A};
+use glam::Affine3A;
 use passerby_scene::affine_from_pose;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Intrinsics, RgbdCameraParams};
@@ -303,34 +303,38 @@ impl RgbdCamera {
             .zip(data.par_chunks(run))
             .enumerate()
             .for_each(|(k, ((xyz, rgb, instance, label), units))| {
-                let rows = (k * RUN_ROWS..).zip(units.chunks(w));
-                let valid = rows.flat_map(|(row, line)| {
-                    (line.iter().enumerate())
-                        .filter(|(_, u)| **u != 0)
-                        .map(move |(col, &u)| (row, col, u))
-                });
-                for (i, (row, col, units)) in valid.enumerate() {
-                    let p = row * w + col;
-                    let z = (f64::from(units) * self.params.depth_resolution) as f32;
-                    let point: Vec3A = match &axes {
-                        Some((xs, ys)) => Vec3A::new(xs[col], ys[row], 1.0) * z,
-                        None => self.depth_lens.direction(col as f64, row as f64) * z,
-                    };
-                    if let Some(c) = colour {
-                        let q = if same_pixels {
-                            Some(p)
-                        } else {
-                            self.colour_lens
-                                .project(colour_from_depth.transform_point3a(point))
-                                .and_then(|uv| self.colour_lens.pixel_at(uv))
+                let mut i = 0;
+                for (row, line) in (k * RUN_ROWS..).zip(units.chunks(w)) {
+                    for (col, &units) in line.iter().enumerate() {
+                        if units == 0 {
+                            continue;
+                        }
+                        let p = row * w + col;
+                        let z = (f64::from(units) * self.params.depth_resolution) as f32;
+                        // (As `Vec3A::new(x, y, 1) * z`, lane for lane.)
+                        let point = match &axes {
+                            Some((xs, ys)) => [xs[col] * z, ys[row] * z, z],
+                            None => {
+                                (self.depth_lens.direction(col as f64, row as f64) * z).to_array()
+                            }
                         };
-                        rgb[i] = q.map_or([0; 3], |q| {
-                            [c.rgb[3 * q], c.rgb[3 * q + 1], c.rgb[3 * q + 2]]
-                        });
+                        if let Some(c) = colour {
+                            let q = if same_pixels {
+                                Some(p)
+                            } else {
+                                self.colour_lens
+                                    .project(colour_from_depth.transform_point3a(point.into()))
+                                    .and_then(|uv| self.colour_lens.pixel_at(uv))
+                            };
+                            rgb[i] = q
+                                .and_then(|q| c.rgb.get(3 * q..3 * q + 3))
+                                .map_or([0; 3], |c| [c[0], c[1], c[2]]);
+                        }
+                        xyz[i] = point;
+                        instance[i] = pixel_instance[p].max(0) as u32;
+                        label[i] = pixel_class[p];
+                        i += 1;
                     }
-                    xyz[i] = point.to_array();
-                    instance[i] = pixel_instance[p].max(0) as u32;
-                    label[i] = pixel_class[p];
                 }
             });
         points

@@ -190,6 +190,10 @@ pub struct Lidar {
     sweep: Sweep,
     /// Per column, radians.
     azimuths: Vec<f64>,
+    /// Columns cast by one parallel task: about 256 beams, in whole packet tiles.
+    group_columns: u32,
+    /// [`packet_order`] of a group of `group_columns` columns.
+    group_order: Vec<usize>,
 }
 
 impl Lidar {
@@ -203,6 +207,9 @@ impl Lidar {
         let grid = beam_grid(params);
         let (rings, columns) = (grid.rings, grid.columns as u32);
         let noise = rng.streams();
+        let group_columns = 256usize.div_ceil(rings.max(1)).next_multiple_of(4) as u32;
+        let (ring_step, column_step) = grid.steps;
+        let group_order = packet_order(group_columns as usize, rings, ring_step, column_step);
         Lidar {
             sensor,
             params: params.clone(),
@@ -213,6 +220,8 @@ impl Lidar {
             rng,
             sweep: Sweep::new(0.0, rings, columns, noise),
             azimuths: params.column_azimuths(),
+            group_columns,
+            group_order,
         }
     }
 
@@ -349,8 +358,7 @@ impl Lidar {
         columns: std::ops::Range<u32>,
         timed: bool,
     ) {
-        // About 256 beams per task, in whole packet tiles of columns.
-        let per_task = 256usize.div_ceil(self.rings.max(1)).next_multiple_of(4) as u32;
+        let per_task = self.group_columns;
         let groups: Vec<std::ops::Range<u32>> = (columns.clone())
             .step_by(per_task as usize)
             .map(|c| c..(c + per_task).min(columns.end))
@@ -381,13 +389,14 @@ impl Lidar {
     ) -> ColumnReturns {
         let rings = self.rings;
         let range = columns.start as usize * rings..columns.end as usize * rings;
-        // Cast in compact tiles of eight, then read the results in scan order.
-        let mut order = packet_order(
-            (columns.end - columns.start) as usize,
-            rings,
-            self.grid.steps.0,
-            self.grid.steps.1,
-        );
+        // Cast in compact tiles of eight, then read the results in scan order (a full group's
+        // order is made once).
+        let count = (columns.end - columns.start) as usize;
+        let mut order = if count == self.group_columns as usize {
+            self.group_order.clone()
+        } else {
+            packet_order(count, rings, self.grid.steps.0, self.grid.steps.1)
+        };
         order.retain(|&i| self.grid.fires(range.start + i));
         let beams = &self.grid.dirs[range.clone()];
         let tiled: Vec<Vec3A> = (order.iter())

@@ -8,14 +8,14 @@ fn samples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/samples")
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("passerby-assets-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir.join(name)
+/// `name` in `scratch`, a directory removed when dropped (also when the test fails).
+fn temp(scratch: &tempfile::TempDir, name: &str) -> PathBuf {
+    scratch.path().join(name)
 }
 
 #[test]
 fn truncated_and_corrupt_files() {
+    let scratch = tempfile::tempdir().unwrap();
     let glb = std::fs::read(samples().join("CesiumMan.glb")).unwrap();
     let fbx = std::fs::read(samples().join("fbx/animation_with_skeleton.fbx")).unwrap();
     let dae = std::fs::read(samples().join("collada/box_nested_animation.dae")).unwrap();
@@ -42,7 +42,7 @@ fn truncated_and_corrupt_files() {
                 .collect(),
         ),
     ] {
-        let path = temp(name);
+        let path = temp(&scratch, name);
         std::fs::write(&path, bytes).unwrap();
         let err = load_model(&path).unwrap_err().to_string();
         assert!(
@@ -53,7 +53,7 @@ fn truncated_and_corrupt_files() {
     // Every prefix of a small file: an error or a model, never a panic.
     let gltf = std::fs::read(samples().join("RiggedSimple/RiggedSimple.gltf")).unwrap();
     for cut in (0..gltf.len()).step_by(97) {
-        let path = temp("prefix.gltf");
+        let path = temp(&scratch, "prefix.gltf");
         std::fs::write(&path, &gltf[..cut]).unwrap();
         let _ = load_model(&path);
     }
@@ -61,8 +61,9 @@ fn truncated_and_corrupt_files() {
 
 #[test]
 fn missing_external_buffer_is_named() {
+    let scratch = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(samples().join("RiggedSimple/RiggedSimple.gltf")).unwrap();
-    let path = temp("lonely.gltf");
+    let path = temp(&scratch, "lonely.gltf");
     std::fs::write(&path, text).unwrap();
     let err = load_model(&path).unwrap_err().to_string();
     assert!(
@@ -88,7 +89,8 @@ fn unsupported_format_and_missing_file() {
 
 #[test]
 fn missing_and_corrupt_textures_are_warnings() {
-    let dir = temp("textures");
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = temp(&scratch, "textures");
     let _ = std::fs::create_dir_all(&dir);
     std::fs::write(
         dir.join("m.mtl"),
@@ -126,7 +128,8 @@ fn missing_and_corrupt_textures_are_warnings() {
 /// Regression (fuzzing): accessors of the wrong type for their role made the gltf crate assert.
 #[test]
 fn gltf_accessors_of_the_wrong_type_are_errors() {
-    let path = temp("wrong-type.gltf");
+    let scratch = tempfile::tempdir().unwrap();
+    let path = temp(&scratch, "wrong-type.gltf");
     std::fs::write(&path, r#"{"asset": {"version": "2.0"}, "nodes": [{"name": "n"}], "scenes": [{"nodes": [0]}], "buffers": [{"byteLength": 20, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAAAAAAAAAAA="}], "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 4}, {"buffer": 0, "byteOffset": 4, "byteLength": 16}], "accessors": [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]}, {"bufferView": 1, "componentType": 5126, "count": 1, "type": "VEC4"}], "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}], "samplers": [{"input": 0, "output": 1}]}]}"#).unwrap();
     let err = load_model(&path).unwrap_err().to_string();
     assert!(
@@ -153,7 +156,8 @@ fn gltf_accessors_of_the_wrong_type_are_errors() {
 /// checking it exists; the loader turns that panic into an error.
 #[test]
 fn gltf_position_accessor_out_of_range_is_an_error() {
-    let path = temp("no-accessors.gltf");
+    let scratch = tempfile::tempdir().unwrap();
+    let path = temp(&scratch, "no-accessors.gltf");
     std::fs::write(
         &path,
         r#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":3}}]}]}"#,
@@ -167,12 +171,13 @@ fn gltf_position_accessor_out_of_range_is_an_error() {
 /// the memory up front and abort the process.
 #[test]
 fn collada_impossible_counts_are_errors() {
+    let scratch = tempfile::tempdir().unwrap();
     let dae = std::fs::read_to_string(samples().join("collada/box_nested_animation.dae")).unwrap();
     let i = dae.find("<float_array").unwrap();
     let j = i + dae[i..].find("count=\"").unwrap() + 7;
     let k = j + dae[j..].find('"').unwrap();
     let broken = format!("{}94221230472{}", &dae[..j], &dae[k..]);
-    let path = temp("huge-count.dae");
+    let path = temp(&scratch, "huge-count.dae");
     std::fs::write(&path, broken).unwrap();
     let err = load_model(&path).unwrap_err().to_string();
     assert!(err.contains("declares 94221230472 elements"), "{err}");

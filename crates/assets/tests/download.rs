@@ -35,7 +35,8 @@ fn serve(body: Vec<u8>) -> u16 {
 #[test]
 fn missing_remote_models_are_downloaded_into_the_cache_when_asked() {
     let port = serve(std::fs::read(shared().join("assets/mvsim-models/pallet.zip")).unwrap());
-    let cache = std::env::temp_dir().join(format!("passerby-download-{}", std::process::id()));
+    let cache_scratch = tempfile::tempdir().unwrap();
+    let cache = cache_scratch.path().to_path_buf();
     let _ = std::fs::remove_dir_all(&cache);
     let mut resolver = Resolver::new(cache.clone());
     resolver.extract_dir = cache.join("extracted");

@@ -22,8 +22,8 @@ fn world(name: &str) -> passerby_world::World {
 /// The extent along x, y, z (metres) of a model placed by a visual, in the object's frame.
 fn placed_extent(visual: &Visual, as_assimp_presents: bool) -> [f32; 3] {
     let mut resolver = Resolver::new(shared().join("assets/mvsim-models"));
-    resolver.extract_dir =
-        std::env::temp_dir().join(format!("passerby-frames-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    resolver.extract_dir = scratch.path().to_path_buf();
     let path = resolver.resolve(&visual.model_uri, Path::new("/")).unwrap();
     let model = load_model(&path).unwrap();
     let m = visual.object_from_model(None);

@@ -9,16 +9,18 @@ fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
 }
 
-fn resolver(name: &str) -> Resolver {
+/// A resolver of the shared asset cache extracting archives into a scratch directory (removed
+/// when the returned guard is dropped).
+fn resolver() -> (Resolver, tempfile::TempDir) {
     let mut r = Resolver::new(shared().join("assets/mvsim-models"));
-    r.extract_dir =
-        std::env::temp_dir().join(format!("passerby-uri-test-{}-{name}", std::process::id()));
-    r
+    let extracted = tempfile::tempdir().unwrap();
+    r.extract_dir = extracted.path().to_path_buf();
+    (r, extracted)
 }
 
 #[test]
 fn remote_uris_resolve_through_the_cache_and_archives() {
-    let r = resolver("remote");
+    let (r, _extracted) = resolver();
     let base = Path::new("/nowhere");
     for uri in [
         "https://mrpt.github.io/mvsim-models/chair_x3.dae",
@@ -42,7 +44,7 @@ fn remote_uris_resolve_through_the_cache_and_archives() {
 
 #[test]
 fn missing_remote_files_and_members_are_clear_errors() {
-    let r = resolver("missing");
+    let (r, _extracted) = resolver();
     let err = r
         .resolve(
             "https://mrpt.github.io/mvsim-models/AnimatedMenCharacters.zip/FBX/Male_Shirt.fbx",
@@ -72,7 +74,7 @@ fn missing_remote_files_and_members_are_clear_errors() {
 
 #[test]
 fn local_paths_and_file_uris() {
-    let r = resolver("local");
+    let (r, _extracted) = resolver();
     let models = shared().join("worlds/mvsim/models");
     let a = r.resolve("velodyne-vlp16.dae", &models).unwrap();
     let b = r
@@ -94,7 +96,7 @@ fn local_paths_and_file_uris() {
 /// Every model file in the mirror (and inside its archives) and the benchmark scene load.
 #[test]
 fn every_mirrored_model_loads() {
-    let r = resolver("all");
+    let (r, _extracted) = resolver();
     let mirror = shared().join("assets/mvsim-models");
     let mut loaded = Vec::new();
     let mut names: Vec<_> = std::fs::read_dir(&mirror)

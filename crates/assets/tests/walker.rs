@@ -363,8 +363,8 @@ fn gltf_samples_load_with_pinned_counts() {
 /// itself is cut off instead of recursing for ever.
 #[test]
 fn collada_instance_nodes_are_placed_and_cycles_cut() {
-    let path =
-        std::env::temp_dir().join(format!("passerby-instance-node-{}.dae", std::process::id()));
+    let path_scratch = tempfile::tempdir().unwrap();
+    let path = path_scratch.path().join("instance-node.dae");
     std::fs::write(&path, INSTANCE_NODE_DAE).unwrap();
     let model = load_model(&path).unwrap();
     assert_eq!((model.meshes.len(), model.triangle_count()), (2, 2));

@@ -55,7 +55,8 @@ fn check_prints_a_summary_of_a_valid_world() {
 
 #[test]
 fn check_fails_with_positioned_errors() {
-    let dir = std::env::temp_dir().join(format!("passerby-cli-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).expect("temp dir");
     let world = dir.join("bad.world.xml");
     std::fs::write(&world, "<mvsim_world>\n  <sensor class=\"laser\" name=\"l\"><nrays>abc</nrays></sensor>\n</mvsim_world>\n")
@@ -166,7 +167,8 @@ fn model_inspect_and_pose() {
     );
     assert!(stdout.contains("11 joints: Hips, Spine, Head"), "{stdout}");
 
-    let ply = std::env::temp_dir().join(format!("passerby-posed-{}.ply", std::process::id()));
+    let ply_scratch = tempfile::tempdir().unwrap();
+    let ply = ply_scratch.path().join("posed.ply");
     let out = passerby(&[
         "model",
         "pose",
@@ -223,7 +225,8 @@ fn check_loads_models_once_and_lists_actor_clips() {
         "{stderr}"
     );
 
-    let dir = std::env::temp_dir().join(format!("passerby-cli-walker-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).expect("temp dir");
     let walker = root().join("../shared/assets/characters/Walker.glb");
     let world = format!(
@@ -410,7 +413,8 @@ fn mavs_scenes_load_with_a_rig_and_report_errors_with_their_json_path() {
     assert!(stdout.contains("label classes: 17\n"), "{stdout}");
     assert!(stdout.contains("r1/vlp16 lidar3d"), "{stdout}");
 
-    let dir = std::env::temp_dir().join(format!("passerby-cli-mavs-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).expect("temp dir");
     let scene = dir.join("bad.json");
     std::fs::write(

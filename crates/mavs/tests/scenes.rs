@@ -145,7 +145,8 @@ fn the_brick_is_stood_up_and_turned_as_mavs_turns_it() {
 
 /// Loads `json` written to a temporary scene file, expecting it to fail; the messages.
 fn failing(name: &str, json: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("passerby-mavs-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, json).unwrap();
@@ -234,7 +235,8 @@ fn bad_scenes_are_errors_with_their_place_not_crashes() {
 
 #[test]
 fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
-    let dir = std::env::temp_dir().join(format!("passerby-mavs-ok-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("legacy.json");
     std::fs::write(
@@ -267,7 +269,8 @@ fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
 
 #[test]
 fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
-    let dir = std::env::temp_dir().join(format!("passerby-mavs-hm-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     // 5 x 4 pixels; grey = 10 x column + 40 x (row from the bottom).
     let (w, h) = (5u32, 4u32);
@@ -316,7 +319,8 @@ fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
 
 #[test]
 fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
-    let data = std::env::temp_dir().join(format!("passerby-mavs-crowd-{}", std::process::id()));
+    let data_scratch = tempfile::tempdir().unwrap();
+    let data = data_scratch.path().to_path_buf();
     let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/walk/a.obj",
@@ -409,7 +413,8 @@ fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
 
 #[test]
 fn actor_files_add_rigid_meshes_on_waypoint_paths() {
-    let data = std::env::temp_dir().join(format!("passerby-mavs-actors-{}", std::process::id()));
+    let data_scratch = tempfile::tempdir().unwrap();
+    let data = data_scratch.path().to_path_buf();
     let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/cart.obj",
@@ -477,7 +482,8 @@ fn actor_files_add_rigid_meshes_on_waypoint_paths() {
 
 #[test]
 fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
-    let data = std::env::temp_dir().join(format!("passerby-mavs-veg-{}", std::process::id()));
+    let data_scratch = tempfile::tempdir().unwrap();
+    let data = data_scratch.path().to_path_buf();
     let put = |rel: &str, text: &str| put(&data, rel, text);
     put(
         "scenes/meshes/ground.obj",
@@ -551,7 +557,8 @@ fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
 
 #[test]
 fn label_by_group_hands_the_label_table_to_the_scene_and_smooth_normals_are_kept() {
-    let dir = std::env::temp_dir().join(format!("passerby-mavs-groups-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     put(
         &dir,
         "meshes/lemons.obj",

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 
 /// A scratch MAVS data folder holding copies of the shared scenes, meshes and waypoints and
 /// the files written by the test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("passerby-mavs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// (Removed when the returned guard is dropped, also when the test fails.)
+fn scratch() -> (tempfile::TempDir, PathBuf) {
+    let guard = tempfile::tempdir().unwrap();
+    let dir = guard.path().to_path_buf();
     for folder in ["scenes", "waypoints"] {
         copy_dir(&data().join(folder), &dir.join(folder));
     }
-    dir
+    (guard, dir)
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -129,7 +129,7 @@ fn the_shared_simulation_file_brings_its_scene_origin_poses_cameras_and_lidar() 
 
 #[test]
 fn sensors_come_by_model_or_from_files_and_text_poses_are_frames() {
-    let dir = scratch("sensors");
+    let (_guard, dir) = scratch();
     put(
         &dir,
         "sensors/planar.json",
@@ -228,7 +228,7 @@ fn sensors_come_by_model_or_from_files_and_text_poses_are_frames() {
 
 #[test]
 fn bad_sensors_and_pose_files_are_errors_at_their_place() {
-    let dir = scratch("bad-sensors");
+    let (_guard, dir) = scratch();
     put(&dir, "waypoints/short.txt", "0 0 0 1 0 0 0\n1 2 3 1 0\n");
     put(
         &dir,

@@ -94,7 +94,8 @@ fn trailing_garbage_is_a_warning_as_mvsim_ignores_it() {
 fn undefined_variable_in_main_and_in_included_file() {
     let loaded = load("<element class=\"horizontal_plane\">\n  <z>$f{H} + ${NOPE}</z>\n</element>");
     assert_diag(&loaded, "w.xml:3:14: error: undefined variable `NOPE`");
-    let dir = temp_dir("undefined");
+    let scratch = temp_dir();
+    let dir = scratch.path().to_path_buf();
     std::fs::write(
         dir.join("inc.xml"),
         "<block name=\"b\">\n  <mass>${mass}</mass>\n</block>",
@@ -112,7 +113,8 @@ fn undefined_variable_in_main_and_in_included_file() {
 
 #[test]
 fn include_cycle_is_detected() {
-    let dir = temp_dir("cycle");
+    let scratch = temp_dir();
+    let dir = scratch.path().to_path_buf();
     std::fs::write(dir.join("a.xml"), "<include file=\"b.xml\"/>").unwrap();
     std::fs::write(
         dir.join("b.xml"),

@@ -71,7 +71,8 @@ fn if_follows_mvsim_truthiness() {
 
 #[test]
 fn includes_substitute_attributes_defaults_and_the_file_directory() {
-    let dir = temp_dir("include");
+    let scratch = temp_dir();
+    let dir = scratch.path().to_path_buf();
     std::fs::create_dir_all(dir.join("defs/sub")).unwrap();
     std::fs::write(
         dir.join("defs/thing.xml"),
@@ -118,7 +119,8 @@ fn includes_substitute_attributes_defaults_and_the_file_directory() {
 
 #[test]
 fn vehicles_take_sensors_from_includes_instance_and_class() {
-    let dir = temp_dir("vehicle");
+    let scratch = temp_dir();
+    let dir = scratch.path().to_path_buf();
     std::fs::write(
         dir.join("lidar.sensor.xml"),
         r#"<sensor class="lidar3d" name="${sensor_name|lidar1}">
@@ -431,7 +433,8 @@ fn elevation_images_are_rescaled_to_their_height_range() {
 
 #[test]
 fn occupancy_grids_from_images_and_ros_map_yaml() {
-    let dir = temp_dir("rosmap");
+    let scratch = temp_dir();
+    let dir = scratch.path().to_path_buf();
     // 2 x 2: top row black, white; bottom row white, grey 200 (free, occupancy 0.22).
     std::fs::write(
         dir.join("map.pgm"),

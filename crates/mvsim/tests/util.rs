@@ -41,12 +41,9 @@ pub fn options(vars: &[(&str, &str)]) -> LoadOptions {
     }
 }
 
-/// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("passerby-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh temporary directory for one test, removed when dropped (also when the test fails).
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 /// Loads `text` as if it were the file `dir/main.world.xml`.

@@ -165,7 +165,8 @@ mod tests {
 
     #[test]
     fn the_file_holds_exactly_what_was_written_at_every_flush() {
-        let dir = std::env::temp_dir().join(format!("passerby-output-file-{}", std::process::id()));
+        let dir_scratch = tempfile::tempdir().unwrap();
+        let dir = dir_scratch.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("out.bin");
         let mut file = OutputFile::create(&path).unwrap();

@@ -13,19 +13,22 @@ use std::path::PathBuf;
 
 /// A roof of two groups meeting at a ridge along +Y at x = 0, z = 1: `west` slopes down to
 /// x = −1, `east` to x = +1 (each face split into its own vertices, as OBJ exporters do).
-/// Written once per test process (tests run in parallel and must not see a half-written file).
+/// Written once per test process, in Cargo's scratch directory for tests under a fixed name:
+/// through a temporary file renamed into place, so that no test (of this process or another)
+/// sees it half-written, and nothing is left behind per run.
 fn roof() -> PathBuf {
     static ROOF: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOF.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("passerby-placed-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("roof.obj");
-        std::fs::write(
-            &path,
-            "v -1 -1 0\nv 0 -1 1\nv 0 1 1\nv -1 1 0\nv 0 -1 1\nv 1 -1 0\nv 1 1 0\nv 0 1 1\n\
-             g west\nf 1 2 3\nf 1 3 4\ng east\nf 5 6 7\nf 5 7 8\n",
+        use std::io::Write;
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let path = dir.join("placed-roof.obj");
+        let mut file = tempfile::NamedTempFile::new_in(dir).unwrap();
+        file.write_all(
+            b"v -1 -1 0\nv 0 -1 1\nv 0 1 1\nv -1 1 0\nv 0 -1 1\nv 1 -1 0\nv 1 1 0\nv 0 1 1\n\
+              g west\nf 1 2 3\nf 1 3 4\ng east\nf 5 6 7\nf 5 7 8\n",
         )
         .unwrap();
+        file.persist(&path).unwrap();
         path
     })
     .clone()

@@ -47,7 +47,8 @@ fn close(a: [f32; 3], b: [f32; 3]) -> bool {
 
 #[test]
 fn floors_and_walls_show_their_texture_one_tile_per_texture_size() {
-    let dir = std::env::temp_dir().join(format!("passerby-textures-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let texture = write_texture(&dir);
     let xml = format!(
@@ -89,7 +90,8 @@ fn floors_and_walls_show_their_texture_one_tile_per_texture_size() {
 
 #[test]
 fn a_missing_texture_leaves_the_plain_colour_with_a_warning() {
-    let dir = std::env::temp_dir().join(format!("passerby-notexture-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let xml = r##"<mvsim_world version="1.0"><element class="horizontal_plane">
         <texture>missing.png</texture><color>#ffffff</color></element></mvsim_world>"##;
@@ -110,7 +112,8 @@ fn a_missing_texture_leaves_the_plain_colour_with_a_warning() {
 
 #[test]
 fn doors_and_windows_are_openings_in_walls() {
-    let dir = std::env::temp_dir().join(format!("passerby-doors-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     // A 4 m wall along y = 3, a door in its middle (1.5 .. 2.5 m, up to 2.1 m) and a window
     // near its start (0.3 .. 1.3 m, from 1 to 2 m).

@@ -154,7 +154,8 @@ fn put(root: &Path, rel: &str, text: &str) {
 
 #[test]
 fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
-    let data = std::env::temp_dir().join(format!("passerby-mavs-anim-{}", std::process::id()));
+    let data_scratch = tempfile::tempdir().unwrap();
+    let data = data_scratch.path().to_path_buf();
     // Three frames of a triangle standing in the x-z plane whose apex rises 1 m per frame.
     for k in 0..3 {
         put(

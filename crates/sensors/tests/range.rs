@@ -409,7 +409,8 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
 fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
     // 20 x 10 pixels, white but for a black column at x = 15; pixel (5, 5) (from the left and
     // from the bottom) at the world origin, 0.1 m per pixel: the column spans x in [1.0, 1.1).
-    let dir = std::env::temp_dir().join(format!("passerby-grid-{}", std::process::id()));
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let png_path = dir.join("grid.png");
     let (w, h) = (20u32, 10u32);

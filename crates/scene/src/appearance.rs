@@ -291,20 +291,26 @@ pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
     };
     let (x0, y0) = (floor(x), floor(y));
     let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
-    // Repeats: a division only for coordinates outside the image.
+    // Repeats (tiled surfaces sample mostly outside the image): a mask for power-of-two sizes
+    // (what `rem_euclid` gives, negative coordinates included), else a division, and none for
+    // coordinates inside; the next texel wraps from the first.
     let wrap = |v: i64, n: i64| {
         if (0..n).contains(&v) {
             v
+        } else if n & (n - 1) == 0 {
+            v & (n - 1)
         } else {
             v.rem_euclid(n)
         }
     };
-    let (x1, y1) = (wrap(x0 + 1, w), wrap(y0 + 1, h));
     let (x0, y0) = (wrap(x0, w), wrap(y0, h));
+    let next = |v: i64, n: i64| if v + 1 == n { 0 } else { v + 1 };
+    let (x1, y1) = (next(x0, w), next(y0, h));
     let to_linear = &tables().to_linear;
     let texel = |xi: i64, yi: i64| -> [f32; 3] {
         let i = ((yi * w + xi) * 4) as usize;
-        std::array::from_fn(|k| to_linear[usize::from(image.rgba[i + k])])
+        let rgb = &image.rgba[i..i + 3];
+        std::array::from_fn(|k| to_linear[usize::from(rgb[k])])
     };
     let (a, b) = (texel(x0, y0), texel(x1, y0));
     let (c, d) = (texel(x0, y1), texel(x1, y1));
@@ -512,5 +518,34 @@ mod tests {
         assert!((mid[0] - 0.5).abs() < 1e-6);
         // Repeats: u = 1.25 is u = 0.25.
         assert_eq!(sample_bilinear(&image, Vec2::new(1.25, 0.5)), [0.0; 3]);
+    }
+
+    #[test]
+    fn repeats_wrap_every_way_for_any_size() {
+        // Widths 3 (a division wraps) and 4 (a mask wraps), one row of distinct greys; texel
+        // centres many periods away on both sides read the texel they repeat, and halfway
+        // between the last texel and the first of the next period blends the two.
+        for w in [3u32, 4] {
+            let grey = |k: u32| (40 + 60 * k) as u8;
+            let rgba = (0..w)
+                .flat_map(|k| [grey(k), grey(k), grey(k), 255])
+                .collect();
+            let image = TextureImage::new(w, 1, rgba);
+            for period in [-7i32, -1, 0, 1, 5] {
+                for k in 0..w {
+                    let u = period as f32 + (k as f32 + 0.5) / w as f32;
+                    let got = sample_bilinear(&image, Vec2::new(u, 0.5))[0];
+                    // (u itself is rounded to f32: a texel centre give or take a hair.)
+                    let want = srgb_byte_to_linear(grey(k));
+                    assert!((got - want).abs() < 1e-4, "w {w}, u {u}: {got} vs {want}");
+                }
+                let seam = sample_bilinear(&image, Vec2::new(period as f32, 0.5))[0];
+                let mean = (srgb_byte_to_linear(grey(w - 1)) + srgb_byte_to_linear(grey(0))) / 2.0;
+                assert!(
+                    (seam - mean).abs() < 1e-6,
+                    "w {w}, seam at {period}: {seam}"
+                );
+            }
+        }
     }
 }

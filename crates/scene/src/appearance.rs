@@ -312,8 +312,17 @@ pub fn sample_bilinear(image: &TextureImage, uv: Vec2) -> [f32; 3] {
         let rgb = &image.rgba[i..i + 3];
         std::array::from_fn(|k| to_linear[usize::from(rgb[k])])
     };
-    let (a, b) = (texel(x0, y0), texel(x1, y0));
-    let (c, d) = (texel(x0, y1), texel(x1, y1));
+    blend(
+        [texel(x0, y0), texel(x1, y0), texel(x0, y1), texel(x1, y1)],
+        fx,
+        fy,
+    )
+}
+
+/// Bilinear interpolation between four texels (top left, top right, bottom left, bottom
+/// right) at fractions `fx` across and `fy` down.
+#[inline(always)]
+pub(crate) fn blend([a, b, c, d]: [[f32; 3]; 4], fx: f32, fy: f32) -> [f32; 3] {
     std::array::from_fn(|k| {
         let top = a[k] + (b[k] - a[k]) * fx;
         let bottom = c[k] + (d[k] - c[k]) * fx;

@@ -19,12 +19,14 @@ mod ground;
 mod live;
 mod placed;
 mod shapes;
+mod sky;
 
 pub use appearance::{Surface, SurfaceMaterial, TriangleLook};
 pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
 pub use shapes::cuboid;
 use shapes::{circle, prism, quad, ramp, sphere, terrain, wall_box};
+pub use sky::SkyBox;
 
 use glam::{Affine3A, Mat4, Vec2, Vec3, Vec3A};
 use passerby_assets::{Model, ModelLibrary, Pose, Poser};
@@ -123,6 +125,8 @@ pub struct BuiltScene {
     pub height_surfaces: Option<Scene>,
     /// Actors with keyframe mesh bodies.
     pub keyframed: Vec<KeyframedBody>,
+    /// The world's sky box, when it has one whose images could all be had.
+    pub sky: Option<SkyBox>,
 }
 
 impl BuiltScene {
@@ -309,6 +313,25 @@ impl Builder<'_> {
                 .collect(),
             triangle_normals: Vec::new(),
         }
+    }
+
+    /// The sky box whose six images `pattern` names (`%s` replaced by each face's name); none,
+    /// with a warning, if an image cannot be had (cameras then show the sky gradient).
+    fn sky_box(&mut self, pattern: &str) -> Option<SkyBox> {
+        let mut faces = Vec::with_capacity(6);
+        for name in sky::FACE_NAMES {
+            let uri = pattern.replacen("%s", name, 1);
+            match self.library.texture(&uri, &self.base) {
+                (Ok(image), _) => faces.push(image),
+                (Err(e), _) => {
+                    self.warn(format!(
+                        "sky box image `{uri}` not available ({e}); the sky is a gradient"
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(SkyBox::new(faces.try_into().ok()?))
     }
 
     /// Copies a mesh's triangles, placed in the world, into the static batch.
@@ -606,6 +629,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         batching: true,
         batch: StaticBatch::default(),
     };
+    let mut sky = None;
     // Elements, walls and static blocks never move: they are merged into one mesh, so a ray
     // pays one instance entry for all of them (large planes would otherwise be entered by
     // every ray).
@@ -681,6 +705,13 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             }
             WorldElement::PointCloud(_) => {
                 b.warn("point cloud elements are not in the 3D scene yet".into())
+            }
+            WorldElement::Skybox(s) => {
+                if sky.is_some() {
+                    b.warn("more than one `skybox`: the first is used".into());
+                } else {
+                    sky = b.sky_box(&s.textures);
+                }
             }
             _ => {}
         }
@@ -824,6 +855,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         static_objects: batch.objects,
         static_triangle_object: batch.triangle_object,
         instance_surfaces: b.instance_surfaces,
+        sky,
     }
 }
 

@@ -20,7 +20,7 @@
 
 use crate::SceneView;
 pub use crate::shading::Lighting;
-use crate::shading::{Lit, SeenTriangle, Shader, shade, sky_sample};
+use crate::shading::{Lit, SeenTriangle, Shader, shade};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
 use passerby_sim::schedule::SensorRef;
@@ -336,7 +336,7 @@ impl Pass<'_> {
             return self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
                 let lit = match seen {
                     Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
-                    None => sky_sample(dir),
+                    None => shader.sky(dir),
                 };
                 rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(light, lit));
             });
@@ -346,7 +346,7 @@ impl Pass<'_> {
         self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
             waiting.push(match seen {
                 Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
-                None => sky_sample(dir),
+                None => shader.sky(dir),
             });
         });
         shader.darken_shadowed(&mut waiting);

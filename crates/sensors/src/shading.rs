@@ -52,7 +52,8 @@ const PALETTE: [[f32; 3]; 8] = [
     [0.10, 0.18, 0.52],
 ];
 
-/// The sky seen along a world direction: lighter towards the horizon (linear).
+/// The sky seen along a world direction when the world has no sky box: lighter towards the
+/// horizon (linear).
 fn sky(dir: Vec3A) -> [f32; 3] {
     let up = dir.normalize_or_zero().z.clamp(0.0, 1.0);
     [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
@@ -140,13 +141,6 @@ impl<'a> SeenTriangle<'a> {
     }
 }
 
-/// A sample that hit nothing: the sky (no light on it), or black where the lens has no
-/// direction.
-pub(crate) fn sky_sample(dir: Vec3A) -> Lit {
-    let background = if dir.is_finite() { sky(dir) } else { [0.0; 3] };
-    (background, -1.0)
-}
-
 impl<'a> Shader<'a> {
     pub(crate) fn new(
         view: &'a SceneView<'a>,
@@ -165,11 +159,23 @@ impl<'a> Shader<'a> {
         }
     }
 
+    /// A sample that hit nothing: the sky (no light on it): the world's sky box, or else a
+    /// gradient; black where the lens has no direction.
+    #[inline]
+    pub(crate) fn sky(&self, dir: Vec3A) -> Lit {
+        let background = match &self.view.built.sky {
+            _ if !dir.is_finite() => [0.0; 3],
+            Some(sky_box) => sky_box.colour(dir),
+            None => sky(dir),
+        };
+        (background, -1.0)
+    }
+
     /// Sample `k`, seen along `dir` (of depth 1): what it hit, if anything.
     #[inline]
     pub(crate) fn sample(&mut self, k: usize, dir: Vec3A, hit: Option<&crate::Target>) -> Lit {
         let Some(t) = hit else {
-            return sky_sample(dir);
+            return self.sky(dir);
         };
         let (instance, triangle, uv) = t.surface;
         let seen = match self.last_seen {

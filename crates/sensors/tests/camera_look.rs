@@ -3,7 +3,8 @@
 //! the pixel OpenCV's model gives, the RGB-D point cloud lies on the lidar's points and takes the
 //! colour of the pixel each point projects to, depth noise has its sigma on independent rows
 //! whatever the thread count, the walking Walker's 2D box holds every pixel labelled with it,
-//! and a texture seen from afar shows its mean colour (mip levels).
+//! a texture seen from afar shows its mean colour (mip levels), and a world's sky box shows each
+//! image where MVSim does.
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 mod common;
@@ -707,4 +708,99 @@ fn rasterised_triangles_leave_no_cracks() {
     let f = camera_with(&world, Visibility::Raster, 0.1);
     let holes = f.instance.iter().filter(|&&i| i == 0).count();
     assert_eq!(holes, 0, "pixels seeing through the sphere");
+}
+
+/// Writes a `side` x `side` RGB PNG of `pixel(x, y)` to `path`.
+fn write_png(path: &Path, side: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) {
+    let mut bytes = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut bytes, side, side);
+        e.set_color(png::ColorType::Rgb);
+        e.set_depth(png::BitDepth::Eight);
+        let data: Vec<u8> = (0..side * side)
+            .flat_map(|i| pixel(i % side, i / side))
+            .collect();
+        e.write_header().unwrap().write_image_data(&data).unwrap();
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_sky_box_shows_each_image_where_mvsim_does() {
+    // Six faces of distinct colours, but `Front`: dark on its left half, light on its right.
+    let dir = scratch("sky_box");
+    let faces = [
+        ("Up", [200, 0, 0]),
+        ("Right", [0, 200, 0]),
+        ("Left", [0, 0, 200]),
+        ("Down", [200, 200, 0]),
+        ("Back", [0, 200, 200]),
+    ];
+    for (name, colour) in faces {
+        write_png(&dir.join(format!("sky{name}.png")), 4, |_, _| colour);
+    }
+    let (dark, light) = ([20, 20, 20], [230, 230, 230]);
+    write_png(&dir.join("skyFront.png"), 4, |x, _| {
+        if x < 2 { dark } else { light }
+    });
+    // Cameras at the origin looking along +X, -Y (upright) and up, with nothing to hit.
+    let camera = |name: &str, pose: &str| {
+        format!(
+            r#"<sensor class="camera" name="{name}"><pose_3d>{pose}</pose_3d>
+                 <sensor_period>0.1</sensor_period><ncols>64</ncols><nrows>64</nrows>
+                 <cx>31.5</cx><cy>31.5</cy><fx>64</fx><fy>64</fy></sensor>"#
+        )
+    };
+    let world = load(&format!(
+        r#"{FLAT_LIGHT}<element class="skybox"><textures>{}/sky%s.png</textures></element>
+           {}{}{}"#,
+        dir.display(),
+        camera("east", "0 0 0 -90 0 -90"),
+        camera("south", "0 0 0 -180 0 -90"),
+        camera("up", "0 0 0 0 0 0"),
+    ));
+    let frames: Vec<CameraFrame> = observe(&world, 0.1)
+        .into_iter()
+        .filter_map(|o| match o {
+            Observation::Camera(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let frame = |name: &str| frames.iter().find(|f| f.sensor.name == name).unwrap();
+    // Pixels of the columns `u` of every row.
+    let pixels =
+        |u: std::ops::Range<usize>| (0..64).flat_map(move |v| u.clone().map(move |u| v * 64 + u));
+    let rgb = |f: &CameraFrame, p: usize| [f.rgb[3 * p], f.rgb[3 * p + 1], f.rgb[3 * p + 2]];
+    // Towards +X the whole view is on `Right` (within 45 degrees of the axis), and up on `Up`.
+    let east = frame("east");
+    assert!(pixels(0..64).all(|p| rgb(east, p) == [0, 200, 0]));
+    let up = frame("up");
+    assert!(pixels(0..64).all(|p| rgb(up, p) == [200, 0, 0]));
+    // Towards -Y, `Front` upright and unmirrored: its left half on the image's left. Pixel u
+    // sees the face at s = (1 + (u - 31.5) / 64) / 2; between the centres of texels 1 and 2
+    // (s 0.375 to 0.625, columns 16 to 47) the halves blend, the light part growing.
+    let south = frame("south");
+    assert!(pixels(0..16).all(|p| rgb(south, p) == dark));
+    assert!(pixels(48..64).all(|p| rgb(south, p) == light));
+    let row: Vec<u8> = (16..48).map(|u| rgb(south, 32 * 64 + u)[0]).collect();
+    assert!(
+        row.windows(2).all(|w| w[0] <= w[1]) && row[0] < row[31],
+        "{row:?}"
+    );
+    // Nothing is hit: depth and labels stay empty.
+    assert!(east.depth.iter().all(|&d| d == 0.0));
+    assert!(east.instance.iter().all(|&i| i == 0));
+
+    // A missing image: a warning, and the gradient instead.
+    std::fs::remove_file(dir.join("skyDown.png")).unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    assert!(built.sky.is_none());
+    assert!(
+        built.warnings.iter().any(|w| w.contains("skyDown.png")),
+        "{:?}",
+        built.warnings
+    );
 }

@@ -31,6 +31,6 @@ mod ray;
 mod scene;
 mod wide;
 
-pub use mesh::{LocalHit, TriangleMesh};
+pub use mesh::{LocalHit, PACKET, TriangleMesh};
 pub use ray::{Hit, Ray, RayError};
 pub use scene::{Instance, MeshId, Scene};

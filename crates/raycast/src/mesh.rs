@@ -7,7 +7,8 @@ use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
 mod packet;
-pub(crate) use packet::{PACKET, RayPacket};
+pub use packet::PACKET;
+pub(crate) use packet::RayPacket;
 
 /// A triangle mesh in its own frame, ready for ray queries.
 #[derive(Clone, Debug)]

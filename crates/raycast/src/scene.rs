@@ -213,8 +213,8 @@ impl Scene {
     }
 
     /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers
-    /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced eight at a
-    /// time, so pass a scan's rays in their natural order. The results do not depend on the
+    /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced [`PACKET`]
+    /// at a time, so pass a scan's rays in their natural order. The results do not depend on the
     /// number of threads.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         // About four tasks per thread, whole packets each: small batches (a spinning lidar's
@@ -227,7 +227,7 @@ impl Scene {
             .for_each(|(o, r)| self.closest_run(r, o));
     }
 
-    /// Closest hits of a run of neighbouring rays, on this thread, eight at a time; `out[i]`
+    /// Closest hits of a run of neighbouring rays, on this thread, [`PACKET`] at a time; `out[i]`
     /// answers `rays[i]` exactly as [`Scene::closest`] would.
     pub fn closest_run(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {

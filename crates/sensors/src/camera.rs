@@ -45,7 +45,8 @@ pub struct LensError(String);
 #[derive(Clone, Debug)]
 pub struct Lens {
     intrinsics: Intrinsics,
-    /// Pixel indices in casting order (tiles of 4 x 2: the ray caster traces eight at a time).
+    /// Pixel indices in casting order (tiles of [`TILE_ROWS`] rows of 4 pixels: a packet of the
+    /// ray caster).
     order: Vec<usize>,
     /// The optical-frame direction (unit depth) through each pixel centre, in `order`.
     centres: Vec<Vec3A>,
@@ -189,12 +190,16 @@ impl Lens {
     }
 }
 
-/// The order in which to cast an image's pixels: tiles of 4 x 2 pixels.
+/// Rows of a tile of the casting order (4 pixels wide): one packet of the ray caster.
+pub(crate) const TILE_ROWS: usize = passerby_raycast::PACKET / 4;
+
+/// The order in which to cast an image's pixels: tiles of 4 x [`TILE_ROWS`] pixels, a row of
+/// tiles after another.
 fn tile_order(width: usize, height: usize) -> Vec<usize> {
     let mut order = Vec::with_capacity(width * height);
-    for v0 in (0..height).step_by(2) {
+    for v0 in (0..height).step_by(TILE_ROWS) {
         for u0 in (0..width).step_by(4) {
-            for v in v0..(v0 + 2).min(height) {
+            for v in v0..(v0 + TILE_ROWS).min(height) {
                 for u in u0..(u0 + 4).min(width) {
                     order.push(v * width + u);
                 }
@@ -258,8 +263,8 @@ pub fn trace(
         },
     };
     // Blocks of the rasteriser's bands of rows, each finished by one task from its own small
-    // buffers: the lens casts two rows' 4 x 2 tiles before the next two rows', so a block is a
-    // run of its casting order.
+    // buffers: the lens casts a row of tiles before the next, and a band holds whole rows of
+    // tiles, so a block is a run of its casting order.
     let block = crate::raster::BAND * w;
     let mut rgb = out.rgb.chunks_mut(3 * block);
     let blocks: Vec<_> = (out.depth.chunks_mut(block))

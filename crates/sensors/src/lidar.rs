@@ -20,26 +20,28 @@
 use crate::noise::{SensorRng, Streams};
 use crate::{SceneView, Target};
 use glam::{Affine3A, Vec3A};
+use passerby_raycast::PACKET;
 use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
 use rayon::prelude::*;
 
 /// The order in which to cast a block of `columns` x `rings` beams (indices column-major, rings
-/// fastest): tiles of eight beams as square in angle as the pattern allows, since the ray caster
-/// traces rays eight at a time and a compact packet shares more of its traversal. `ring_step`
+/// fastest): tiles of [`PACKET`] beams as square in angle as the pattern allows, since the ray
+/// caster traces rays that many at a time and a compact packet shares more of its traversal. `ring_step`
 /// and `column_step` are the angular spacings (radians).
 pub fn packet_order(columns: usize, rings: usize, ring_step: f64, column_step: f64) -> Vec<usize> {
-    // Rings per tile: the r in {1, 2, 4, 8} that minimises the tile's larger angular side.
-    let tile_rings = [1usize, 2, 4, 8]
-        .into_iter()
+    // Rings per tile: the power of two r up to a packet that minimises the tile's larger
+    // angular side.
+    let tile_rings = (0..=PACKET.trailing_zeros())
+        .map(|k| 1usize << k)
         .filter(|&r| r <= rings.max(1))
         .min_by(|&a, &b| {
-            let side = |r: usize| (r as f64 * ring_step).max((8 / r) as f64 * column_step);
+            let side = |r: usize| (r as f64 * ring_step).max((PACKET / r) as f64 * column_step);
             side(a).total_cmp(&side(b)).then(a.cmp(&b))
         })
         .unwrap_or(1);
-    let tile_columns = 8 / tile_rings;
+    let tile_columns = PACKET / tile_rings;
     let mut order = Vec::with_capacity(columns * rings);
     for c0 in (0..columns).step_by(tile_columns) {
         for r0 in (0..rings).step_by(tile_rings) {
@@ -389,7 +391,7 @@ impl Lidar {
     ) -> ColumnReturns {
         let rings = self.rings;
         let range = columns.start as usize * rings..columns.end as usize * rings;
-        // Cast in compact tiles of eight, then read the results in scan order (a full group's
+        // Cast in compact tiles of a packet, then read the results in scan order (a full group's
         // order is made once).
         let count = (columns.end - columns.start) as usize;
         let mut order = if count == self.group_columns as usize {

@@ -46,9 +46,10 @@ struct ScreenTriangle {
     cols: (usize, usize),
 }
 
-/// Rows of pixels rasterised together by one task (even: a camera's casting order takes
-/// pixels two rows at a time).
+/// Rows of pixels rasterised together by one task (a multiple of the rows of a tile of a
+/// camera's casting order).
 pub const BAND: usize = 8;
+const _: () = assert!(BAND.is_multiple_of(crate::camera::TILE_ROWS));
 
 /// Triangles set up together by one task.
 const TRIANGLE_CHUNK: usize = 8192;

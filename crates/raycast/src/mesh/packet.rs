@@ -10,7 +10,7 @@
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
 use crate::packs::{PackHit, PackRay, TriPack, intersect_pack, intersect_relative};
-use crate::ray::{Shear, intersect_box, larger_or, smaller_or};
+use crate::ray::{Shear, larger_or, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
@@ -44,18 +44,14 @@ impl TriangleMesh {
     /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it.
     pub(crate) fn closest_packet(&self, rays: &RayPacket) -> [Option<LocalHit>; PACKET] {
         let mut best: [Option<LocalHit>; PACKET] = [None; PACKET];
-        let Some(root) = self.wide.root_bounds else {
+        if self.wide.root_bounds.is_none() {
             return best;
-        };
-        let shears: [Shear; PACKET] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
-        let mut t_far = rays.t_max;
-        let mut active = 0;
-        for r in lanes(rays.active) {
-            let (o, inv) = (rays.origin[r], shears[r].inv_dir);
-            if intersect_box(o, inv, rays.t_min[r], rays.t_max[r], root.min, root.max).is_some() {
-                active |= 1 << r;
-            }
         }
+        let mut t_far = rays.t_max;
+        // The rays come here having reached the instance's box, which holds this root box: it
+        // is not tested again ray by ray (that cost more than it saved).
+        let active = rays.active;
+        let shears: [Shear; PACKET] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
         if active == 0 {
             return best;
         }

@@ -1,0 +1,812 @@
+//! Building a world's scene at its initial state: each object's meshes placed as instances
+//! (or merged into the static batch), with what each instance is and how it looks.
+//!
+//! Owns: the walk over a world's elements, walls, blocks, vehicles and actors, and the
+//! bookkeeping of meshes shared by URI. Must not touch: how objects move afterwards
+//! ([`crate::LiveScene`]).
+
+mod placed;
+
+use crate::shapes::{circle, cuboid, prism, quad, ramp, sphere, terrain, wall_box};
+use crate::sky::{self, SkyBox};
+use crate::{
+    BUILTIN_CLASSES, Body, BuiltScene, KeyframedBody, SceneObject, SkinnedBody, Surface,
+    SurfaceMaterial, affine_from_pose,
+};
+use glam::{Affine3A, Mat4, Vec2, Vec3};
+use passerby_assets::{Model, ModelLibrary, Pose, Poser};
+use passerby_raycast::{MeshId, Scene, TriangleMesh};
+use passerby_world::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+struct Builder<'l> {
+    scene: Scene,
+    objects: Vec<SceneObject>,
+    warnings: Vec<String>,
+    library: &'l mut ModelLibrary,
+    base: std::path::PathBuf,
+    model_meshes: HashMap<String, Option<(MeshId, Mat4, Arc<Surface>)>>,
+    /// Model looks with smooth shading normals, by URI.
+    smooth_surfaces: HashMap<String, Arc<Surface>>,
+    /// Models split by group, by URI and smoothness.
+    group_meshes: HashMap<(String, bool), Option<Arc<Vec<placed::GroupMesh>>>>,
+    /// Per instance, how its mesh looks.
+    instance_surfaces: Vec<Arc<Surface>>,
+    model_bvh_seconds: f64,
+    bodies: Vec<Body>,
+    skinned: Vec<SkinnedBody>,
+    keyframed: Vec<KeyframedBody>,
+    classes: Vec<String>,
+    object_ids: HashMap<String, u32>,
+    /// While true, geometry goes into `batch` instead of becoming instances.
+    batching: bool,
+    batch: StaticBatch,
+}
+
+/// Static geometry merged into one world-space mesh, with the object of each triangle.
+#[derive(Default)]
+struct StaticBatch {
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    triangle_object: Vec<u32>,
+    objects: Vec<SceneObject>,
+    by_name: HashMap<String, u32>,
+    surface: Surface,
+}
+
+impl Builder<'_> {
+    /// Adds a primitive of one colour.
+    fn add(
+        &mut self,
+        mesh: TriangleMesh,
+        colour: Color,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
+        let surface = Surface::plain(colour, mesh.triangle_count());
+        self.add_with_surface(mesh, surface, world_from_mesh, name, class);
+    }
+
+    /// Adds a primitive of the given look.
+    fn add_with_surface(
+        &mut self,
+        mesh: TriangleMesh,
+        surface: Surface,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
+        if mesh.triangle_count() == 0 {
+            return;
+        }
+        let surface = Arc::new(surface);
+        if self.batching {
+            self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
+            return;
+        }
+        let id = self.scene.add_mesh(mesh);
+        self.place(id, surface, world_from_mesh, name, class);
+    }
+
+    /// The look of a primitive of `colour` with the texture at `uri` (none when empty), its
+    /// corners mapped to texture coordinates by `uv` (repeating past 0..1). A texture that
+    /// cannot be had leaves the plain colour, with a warning.
+    fn textured(
+        &mut self,
+        mesh: &TriangleMesh,
+        colour: Color,
+        uri: &str,
+        uv: impl Fn(Vec3) -> Vec2,
+    ) -> Surface {
+        let plain = Surface::plain(colour, mesh.triangle_count());
+        if uri.is_empty() {
+            return plain;
+        }
+        let image = match self.library.texture(uri, &self.base) {
+            (Ok(image), _) => image,
+            (Err(e), first) => {
+                if first {
+                    self.warn(format!(
+                        "texture `{uri}` not available ({e}); plain colour used"
+                    ));
+                }
+                return plain;
+            }
+        };
+        let vertices = mesh.vertices();
+        Surface {
+            materials: vec![SurfaceMaterial {
+                colour: [1.0; 3],
+                texture: Some(image),
+            }],
+            triangle_material: vec![0; mesh.triangle_count()],
+            triangle_uvs: mesh
+                .triangles()
+                .iter()
+                .map(|t| t.map(|i| uv(Vec3::from(vertices[i as usize]))))
+                .collect(),
+            triangle_normals: Vec::new(),
+        }
+    }
+
+    /// The sky box whose six images `pattern` names (`%s` replaced by each face's name); none,
+    /// with a warning, if an image cannot be had (cameras then show the sky gradient).
+    fn sky_box(&mut self, pattern: &str) -> Option<SkyBox> {
+        let mut faces = Vec::with_capacity(6);
+        for name in sky::FACE_NAMES {
+            let uri = pattern.replacen("%s", name, 1);
+            match self.library.texture(&uri, &self.base) {
+                (Ok(image), _) => faces.push(image),
+                (Err(e), _) => {
+                    self.warn(format!(
+                        "sky box image `{uri}` not available ({e}); the sky is a gradient"
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(SkyBox::new(faces.try_into().ok()?))
+    }
+
+    /// Copies a mesh's triangles, placed in the world, into the static batch.
+    fn append_to_batch(
+        &mut self,
+        mesh: &TriangleMesh,
+        surface: &Surface,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) {
+        let object = self.scene_object(name, class);
+        let batch = &mut self.batch;
+        let index = match batch.by_name.get(name) {
+            Some(&i) => i,
+            None => {
+                batch.objects.push(object);
+                let i = batch.objects.len() as u32 - 1;
+                batch.by_name.insert(name.to_owned(), i);
+                i
+            }
+        };
+        let base = batch.vertices.len() as u32;
+        batch.vertices.extend(
+            mesh.vertices()
+                .iter()
+                .map(|v| Vec3::from(world_from_mesh.transform_point3a(*v))),
+        );
+        batch
+            .triangles
+            .extend(mesh.triangles().iter().map(|t| t.map(|i| i + base)));
+        batch
+            .triangle_object
+            .extend(std::iter::repeat_n(index, mesh.triangle_count()));
+        batch.surface.append(surface);
+    }
+
+    /// The label entry of an object (its id and class id assigned on first use).
+    fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
+        let next = self.object_ids.len() as u32 + 1;
+        let object_id = *self.object_ids.entry(name.to_owned()).or_insert(next);
+        let class_id = match self.classes.iter().position(|c| c == class) {
+            Some(i) => i as u16,
+            None => {
+                self.classes.push(class.to_owned());
+                (self.classes.len() - 1) as u16
+            }
+        };
+        SceneObject {
+            name: name.to_owned(),
+            class: class.to_owned(),
+            id: object_id,
+            class_id,
+        }
+    }
+
+    fn place(
+        &mut self,
+        id: MeshId,
+        surface: Arc<Surface>,
+        world_from_mesh: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> u32 {
+        if self.batching {
+            let mesh = self.scene.mesh(id).clone();
+            self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
+            return u32::MAX;
+        }
+        let instance = self.scene.add_instance(id, world_from_mesh);
+        let object = self.scene_object(name, class);
+        self.objects.push(object);
+        self.instance_surfaces.push(surface);
+        instance
+    }
+
+    /// Records that the instances added since `first` move with object `name`, placed at
+    /// `world_from_object`.
+    fn bind(&mut self, name: &str, is_actor: bool, first: u32, world_from_object: Affine3A) {
+        let object_from_world = world_from_object.inverse();
+        let instances = (first..self.scene.instance_count() as u32)
+            .map(|i| {
+                (
+                    i,
+                    object_from_world * self.scene.instance(i).world_from_mesh,
+                )
+            })
+            .collect();
+        self.bodies.push(Body {
+            object: name.to_owned(),
+            is_actor,
+            instances,
+        });
+    }
+
+    /// A skinned model as the actor's own movable mesh, at rest pose; `None` when the model
+    /// has no skin (it is then shared and rigid, as MVSim keeps a model without animations).
+    fn skinned_actor(
+        &mut self,
+        actor: usize,
+        visual: &Visual,
+        world_from_actor: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> Option<()> {
+        let (result, _) = self.library.get(&visual.model_uri, &self.base);
+        let model = result.ok()?;
+        if !model.meshes.iter().any(|m| m.skin.is_some()) {
+            return None;
+        }
+        let vertices = rest_vertices(&model);
+        let triangles = merged_triangles(&model);
+        let mesh = self
+            .scene
+            .add_mesh(TriangleMesh::new_dynamic(vertices, triangles));
+        let object_from_mesh = affine_of(&visual.object_from_model(None));
+        let surface = Arc::new(Surface::of_model(&model, visual.model_color));
+        let instance = self.place(
+            mesh,
+            surface,
+            world_from_actor * object_from_mesh,
+            name,
+            class,
+        );
+        self.skinned.push(SkinnedBody {
+            actor,
+            model,
+            mesh,
+            object_from_mesh,
+            instance,
+        });
+        Some(())
+    }
+
+    /// A keyframe mesh sequence as the actor's own dynamic mesh, at its first frame; `None`
+    /// (with a warning) when a frame does not load or has other vertices than the first.
+    fn keyframed_actor(
+        &mut self,
+        actor: usize,
+        keyframes: &KeyframeMeshes,
+        world_from_actor: Affine3A,
+        name: &str,
+        class: &str,
+    ) -> Option<()> {
+        let mut frames = Vec::with_capacity(keyframes.frames.len());
+        let mut first: Option<Arc<Model>> = None;
+        for uri in &keyframes.frames {
+            let (result, _) = self.library.get(uri, &self.base);
+            let model = match result {
+                Ok(model) => model,
+                Err(e) => {
+                    self.warn(format!(
+                        "keyframe `{uri}` not available ({e}); placeholder geometry used"
+                    ));
+                    return None;
+                }
+            };
+            let vertices = rest_vertices(&model);
+            if let Some(f) = &first
+                && (vertices.len() != frames.first().map_or(0, Vec::len)
+                    || merged_triangles(&model) != merged_triangles(f))
+            {
+                self.warn(format!(
+                    "keyframe `{uri}` does not have the vertices and triangles of the first frame; placeholder geometry used"
+                ));
+                return None;
+            }
+            first.get_or_insert(model);
+            frames.push(vertices);
+        }
+        let model = first?;
+        let mesh = self.scene.add_mesh(TriangleMesh::new_dynamic(
+            frames[0].clone(),
+            merged_triangles(&model),
+        ));
+        let surface = Arc::new(Surface::of_model(&model, None));
+        let object_from_mesh = affine_of_3x4(&keyframes.object_from_model);
+        self.place(
+            mesh,
+            surface,
+            world_from_actor * object_from_mesh,
+            name,
+            class,
+        );
+        self.keyframed.push(KeyframedBody {
+            actor,
+            frames: Arc::new(frames),
+            frame_rate: keyframes.frame_rate,
+            mesh,
+        });
+        Some(())
+    }
+
+    fn warn(&mut self, message: String) {
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
+    }
+
+    /// A model's mesh (all its meshes merged, at rest pose, in assimp's frame), built once per URI.
+    fn model_mesh(&mut self, uri: &str) -> Option<(MeshId, Arc<Surface>)> {
+        if let Some(done) = self.model_meshes.get(uri) {
+            return done.as_ref().map(|(id, _, s)| (*id, s.clone()));
+        }
+        let (result, _) = self.library.get(uri, &self.base);
+        let built = match result {
+            Ok(model) => {
+                let to_assimp = model.frame.assimp_from_file;
+                let vertices = rest_vertices(&model);
+                let triangles = merged_triangles(&model);
+                let started = std::time::Instant::now();
+                let mesh = TriangleMesh::new(vertices, triangles);
+                self.model_bvh_seconds += started.elapsed().as_secs_f64();
+                let id = self.scene.add_mesh(mesh);
+                Some((id, to_assimp, Arc::new(Surface::of_model(&model, None))))
+            }
+            Err(e) => {
+                self.warn(format!(
+                    "model `{uri}` not available ({e}); placeholder geometry used"
+                ));
+                None
+            }
+        };
+        let answer = built.as_ref().map(|(id, _, s)| (*id, s.clone()));
+        self.model_meshes.insert(uri.to_owned(), built);
+        answer
+    }
+
+    /// Places every visual of an object; returns whether any model was placed.
+    fn visuals(
+        &mut self,
+        visuals: &[Visual],
+        world_from_object: Affine3A,
+        scale: Option<f64>,
+        name: &str,
+        class: &str,
+    ) -> bool {
+        let mut any = false;
+        for v in visuals
+            .iter()
+            .filter(|v| v.enabled && !v.model_uri.is_empty())
+        {
+            if let Some((id, surface)) = self.model_mesh(&v.model_uri) {
+                let surface = match v.model_color {
+                    Some(tint) => {
+                        let (result, _) = self.library.get(&v.model_uri, &self.base);
+                        match result {
+                            Ok(model) => Arc::new(Surface::of_model(&model, Some(tint))),
+                            Err(_) => surface,
+                        }
+                    }
+                    None => surface,
+                };
+                let object_from_model = affine_of(&v.object_from_model(scale));
+                self.place(
+                    id,
+                    surface,
+                    world_from_object * object_from_model,
+                    name,
+                    class,
+                );
+                any = true;
+            }
+        }
+        any
+    }
+}
+
+/// Builds the scene of a world at its initial poses.
+pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
+    let base = world
+        .source
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut b = Builder {
+        scene: Scene::new(),
+        objects: Vec::new(),
+        warnings: Vec::new(),
+        library,
+        base,
+        model_meshes: HashMap::new(),
+        smooth_surfaces: HashMap::new(),
+        group_meshes: HashMap::new(),
+        instance_surfaces: Vec::new(),
+        model_bvh_seconds: 0.0,
+        bodies: Vec::new(),
+        skinned: Vec::new(),
+        keyframed: Vec::new(),
+        classes: std::iter::once("")
+            .chain(BUILTIN_CLASSES)
+            .map(str::to_owned)
+            .collect(),
+        object_ids: HashMap::new(),
+        batching: true,
+        batch: StaticBatch::default(),
+    };
+    let mut sky = None;
+    // Elements, walls and static blocks never move: they are merged into one mesh, so a ray
+    // pays one instance entry for all of them (large planes would otherwise be entered by
+    // every ray).
+    for (i, e) in world.elements.iter().enumerate() {
+        let name = format!("element{}", i + 1);
+        let label = |default: &str| e.label.clone().unwrap_or_else(|| default.to_owned());
+        match &e.element {
+            WorldElement::HorizontalPlane(p) => {
+                let [x0, x1, y0, y1] = p.extent.map(|v| v as f32);
+                let z = p.z as f32;
+                let mesh = quad([
+                    Vec3::new(x0, y0, z),
+                    Vec3::new(x1, y0, z),
+                    Vec3::new(x1, y1, z),
+                    Vec3::new(x0, y1, z),
+                ]);
+                // One tile per `texture_size` metres from the (x_min, y_max) corner, the
+                // image's top towards +y.
+                let [tx, ty] = p.texture_size.map(|s| s as f32);
+                let surface = b.textured(&mesh, p.color, &p.texture, |v| {
+                    Vec2::new((v.x - x0) / tx, (y1 - v.y) / ty)
+                });
+                b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
+            }
+            WorldElement::VerticalPlane(p) => {
+                let (a, c) = (
+                    Vec3::new(p.start[0] as f32, p.start[1] as f32, 0.0),
+                    Vec3::new(p.end[0] as f32, p.end[1] as f32, 0.0),
+                );
+                let placement = p
+                    .init_pose
+                    .as_ref()
+                    .map_or(Affine3A::IDENTITY, affine_from_pose);
+                let along = (c - a).normalize_or_zero();
+                // One box per solid part once doors and windows are cut out; textures run
+                // along the wall from its start and down from its top, one tile per
+                // `texture_size` metres, across the parts.
+                let top = (p.z + p.height) as f32;
+                let [tx, ty] = p.texture_size.map(|s| s as f32);
+                for part in p.solid_parts() {
+                    let [s0, s1] = part.along.map(|s| s as f32);
+                    let mesh = wall_box(
+                        a + along * s0,
+                        a + along * s1,
+                        (p.z + part.heights[0]) as f32,
+                        (part.heights[1] - part.heights[0]) as f32,
+                        p.thickness as f32,
+                    );
+                    let surface = b.textured(&mesh, p.color, &p.texture, |v| {
+                        Vec2::new((v - a).dot(along) / tx, (top - v.z) / ty)
+                    });
+                    b.add_with_surface(mesh, surface, placement, &name, &label("wall"));
+                }
+            }
+            WorldElement::ElevationMap(m) => match &m.grid {
+                Some(g) => b.add(
+                    terrain(g),
+                    TERRAIN_COLOUR,
+                    Affine3A::IDENTITY,
+                    &name,
+                    &label("ground"),
+                ),
+                None => b.warn("elevation maps from DEM text files are not built yet".into()),
+            },
+            WorldElement::OccupancyGrid(_) => {
+                // Seen by 2D lasers (which need its id and class); not 3D geometry yet.
+                let object = b.scene_object(&name, &label("wall"));
+                b.batch
+                    .by_name
+                    .insert(name.clone(), b.batch.objects.len() as u32);
+                b.batch.objects.push(object);
+                b.warn("occupancy grids are seen by 2D lasers only, not in the 3D scene yet".into())
+            }
+            WorldElement::PointCloud(_) => {
+                b.warn("point cloud elements are not in the 3D scene yet".into())
+            }
+            WorldElement::Skybox(s) => {
+                if sky.is_some() {
+                    b.warn("more than one `skybox`: the first is used".into());
+                } else {
+                    sky = b.sky_box(&s.textures);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, walls) in world.walls.iter().enumerate() {
+        let name = format!("walls{}", i + 1);
+        match &walls.source {
+            WallSource::Polyline(points) => {
+                let s = walls.scale as f32;
+                for seg in points.windows(2) {
+                    let a = Vec3::new(seg[0][0] as f32 * s, seg[0][1] as f32 * s, 0.0);
+                    let c = Vec3::new(seg[1][0] as f32 * s, seg[1][1] as f32 * s, 0.0);
+                    b.add(
+                        wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
+                        walls.color,
+                        Affine3A::IDENTITY,
+                        &name,
+                        "wall",
+                    );
+                }
+            }
+            WallSource::Model(_) => b.warn("walls from models are not built yet".into()),
+        }
+    }
+    for block in world.blocks.iter().filter(|b| b.is_fixed()) {
+        let class = block_class(block);
+        b.block_shape(block, affine_from_pose(&block.common.init_pose), &class);
+    }
+    b.batching = false;
+    let batch = std::mem::take(&mut b.batch);
+    let static_instance = (!batch.triangles.is_empty()).then(|| {
+        let mesh = b
+            .scene
+            .add_mesh(TriangleMesh::new(batch.vertices, batch.triangles));
+        let instance = b.scene.add_instance(mesh, Affine3A::IDENTITY);
+        b.instance_surfaces.push(Arc::new(batch.surface));
+        b.objects.push(SceneObject {
+            name: String::new(),
+            class: String::new(),
+            id: 0,
+            class_id: 0,
+        });
+        instance
+    });
+    // Placed mesh files (MAVS objects) stay instances of one shared mesh each, as MAVS
+    // instances them: thousands of trees cost one tree's triangles.
+    for m in &world.meshes {
+        b.placed_mesh(m);
+    }
+    for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
+        let class = block_class(block);
+        let world_from_block = affine_from_pose(&block.common.init_pose);
+        let first = b.scene.instance_count() as u32;
+        b.block_shape(block, world_from_block, &class);
+        b.bind(&block.name, false, first, world_from_block);
+    }
+    for v in &world.vehicles {
+        let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
+        let world_from_vehicle = affine_from_pose(&v.common.init_pose);
+        let first = b.scene.instance_count() as u32;
+        if !b.visuals(&v.visuals, world_from_vehicle, None, &v.name, &class) {
+            let c = &v.dynamics.chassis;
+            let pts: Vec<[f32; 2]> = match &c.shape {
+                Some(pts) => pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
+                None => vec![[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]],
+            };
+            b.add(
+                prism(&pts, c.zmin as f32, c.zmax as f32),
+                c.color,
+                world_from_vehicle,
+                &v.name,
+                &class,
+            );
+        }
+        b.bind(&v.name, false, first, world_from_vehicle);
+    }
+    for (index, a) in world.actors.iter().enumerate() {
+        let class = a
+            .common
+            .label
+            .clone()
+            .unwrap_or_else(|| "pedestrian".into());
+        let world_from_actor = affine_from_pose(&a.common.init_pose);
+        let first = b.scene.instance_count() as u32;
+        let keyframed = a
+            .keyframe_meshes
+            .as_ref()
+            .and_then(|k| b.keyframed_actor(index, k, world_from_actor, &a.name, &class));
+        let skinned_visual = keyframed.or_else(|| {
+            a.visuals
+                .iter()
+                .filter(|v| v.enabled && !v.model_uri.is_empty())
+                .find_map(|v| b.skinned_actor(index, v, world_from_actor, &a.name, &class))
+        });
+        if skinned_visual.is_none()
+            && !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class)
+        {
+            // MVSim's placeholder: a cylinder of collision_radius up to collision_height and a
+            // head sphere of 0.8 radius at the top.
+            let (r, h) = (a.collision_radius as f32, a.collision_height as f32);
+            b.add(
+                prism(&circle(r, 16), 0.0, h),
+                PLACEHOLDER_COLOUR,
+                world_from_actor,
+                &a.name,
+                &class,
+            );
+            b.add(
+                sphere(0.8 * r, 16),
+                PLACEHOLDER_COLOUR,
+                world_from_actor * Affine3A::from_translation(Vec3::new(0.0, 0.0, h)),
+                &a.name,
+                &class,
+            );
+        }
+        b.bind(&a.name, true, first, world_from_actor);
+    }
+    b.scene.commit();
+    let height_surfaces = (!world.surfaces.is_empty()).then(|| {
+        let mut surfaces = Scene::new();
+        for surface in &world.surfaces {
+            if let Some((id, _)) = b.model_mesh(&surface.model_uri) {
+                let mesh = surfaces.add_mesh(b.scene.mesh(id).clone());
+                surfaces.add_instance(mesh, affine_of_3x4(&surface.world_from_model));
+            }
+        }
+        surfaces.commit();
+        surfaces
+    });
+    BuiltScene {
+        height_surfaces,
+        model_bvh_seconds: b.model_bvh_seconds,
+        scene: b.scene,
+        objects: b.objects,
+        warnings: b.warnings,
+        bodies: b.bodies,
+        skinned: b.skinned,
+        keyframed: b.keyframed,
+        classes: b.classes,
+        static_instance,
+        static_objects: batch.objects,
+        static_triangle_object: batch.triangle_object,
+        instance_surfaces: b.instance_surfaces,
+        sky,
+    }
+}
+
+/// Elevation maps without a texture (MVSim draws them in their colour map; a soil tone here).
+const TERRAIN_COLOUR: Color = Color {
+    r: 0x8a,
+    g: 0x7b,
+    b: 0x5c,
+    a: 0xff,
+};
+
+/// MVSim's actor placeholder is drawn in a skin-like tone.
+const PLACEHOLDER_COLOUR: Color = Color {
+    r: 0xd9,
+    g: 0xa0,
+    b: 0x7a,
+    a: 0xff,
+};
+
+fn block_class(block: &Block) -> String {
+    block
+        .common
+        .label
+        .clone()
+        .unwrap_or_else(|| "static".into())
+}
+
+impl Builder<'_> {
+    /// A block's visuals, or its primitive, or its extruded shape.
+    fn block_shape(&mut self, block: &Block, world_from_block: Affine3A, class: &str) {
+        let b = self;
+        if b.visuals(
+            &block.visuals,
+            world_from_block,
+            block.visual_scale,
+            &block.name,
+            class,
+        ) {
+            return;
+        }
+        let (zmin, zmax) = (
+            block.zmin.unwrap_or(0.0) as f32,
+            block.zmax.unwrap_or(1.0) as f32,
+        );
+        match &block.shape {
+            BlockShape::Geometry(g) => match g.kind {
+                GeometryKind::Box => b.add(
+                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Cylinder => b.add(
+                    prism(
+                        &circle(g.radius as f32, g.vertex_count),
+                        0.0,
+                        g.length as f32,
+                    ),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Sphere => b.add(
+                    sphere(g.radius as f32, g.vertex_count),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::Ramp => b.add(
+                    ramp(g.lx as f32, g.ly as f32, g.lz as f32),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                ),
+                GeometryKind::SemiCylinderBump => {
+                    b.warn("semi-cylinder bump primitives are not built yet".into())
+                }
+            },
+            BlockShape::Polygon(pts) => {
+                let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                );
+            }
+            BlockShape::FromVisual | BlockShape::Default => {
+                let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+                b.add(
+                    prism(&pts, zmin, zmax),
+                    block.color,
+                    world_from_block,
+                    &block.name,
+                    class,
+                );
+            }
+        }
+    }
+}
+
+/// A model's triangles, all meshes in order, indexing [`rest_vertices`].
+fn merged_triangles(model: &Model) -> Vec<[u32; 3]> {
+    let mut triangles = Vec::with_capacity(model.triangle_count());
+    let mut base = 0u32;
+    for m in &model.meshes {
+        triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+        base += m.positions.len() as u32;
+    }
+    triangles
+}
+
+/// A model's vertices at rest pose, all meshes in order, in assimp's frame (the one MVSim's
+/// `model_*` settings are written for).
+pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
+    let to_assimp = model.frame.assimp_from_file;
+    Poser::new()
+        .posed_vertices(model, &Pose::rest(model))
+        .iter()
+        .map(|p| to_assimp.transform_point3(*p))
+        .collect()
+}
+
+/// An affine transform from a row-major 3x4 matrix.
+fn affine_of_3x4(m: &[[f64; 4]; 3]) -> Affine3A {
+    affine_of(&[m[0], m[1], m[2], [0.0, 0.0, 0.0, 1.0]])
+}
+
+/// An affine transform from a row-major 4x4 matrix (the world crate's layout).
+fn affine_of(m: &[[f64; 4]; 4]) -> Affine3A {
+    Affine3A::from_mat4(glam::DMat4::from_cols_array_2d(m).transpose().as_mat4())
+}

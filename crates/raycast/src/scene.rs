@@ -241,7 +241,9 @@ impl Scene {
     /// The closest hits of up to [`PACKET`] rays, traced together.
     fn closest_packet(&self, rays: &[Ray]) -> [Option<Hit>; PACKET] {
         let mut best: [Option<Hit>; PACKET] = [None; PACKET];
-        let all = (1u32 << rays.len().min(PACKET)) - 1;
+        let all = u32::MAX
+            .checked_shr(32 - rays.len().min(PACKET) as u32)
+            .unwrap_or(0);
         let nodes = &self.tlas.nodes;
         if nodes.is_empty() {
             return best;

@@ -45,8 +45,8 @@ pub struct LensError(String);
 #[derive(Clone, Debug)]
 pub struct Lens {
     intrinsics: Intrinsics,
-    /// Pixel indices in casting order (tiles of [`TILE_ROWS`] rows of 4 pixels: a packet of the
-    /// ray caster).
+    /// Pixel indices in casting order (tiles of [`TILE_COLUMNS`] x [`TILE_ROWS`] pixels: a packet
+    /// of the ray caster).
     order: Vec<usize>,
     /// The optical-frame direction (unit depth) through each pixel centre, in `order`.
     centres: Vec<Vec3A>,
@@ -190,17 +190,20 @@ impl Lens {
     }
 }
 
-/// Rows of a tile of the casting order (4 pixels wide): one packet of the ray caster.
-pub(crate) const TILE_ROWS: usize = passerby_raycast::PACKET / 4;
+/// Columns of a tile of the casting order.
+const TILE_COLUMNS: usize = 8;
 
-/// The order in which to cast an image's pixels: tiles of 4 x [`TILE_ROWS`] pixels, a row of
-/// tiles after another.
+/// Rows of a tile of the casting order: a tile is one packet of the ray caster.
+pub(crate) const TILE_ROWS: usize = passerby_raycast::PACKET / TILE_COLUMNS;
+
+/// The order in which to cast an image's pixels: tiles of [`TILE_COLUMNS`] x [`TILE_ROWS`]
+/// pixels, a row of tiles after another.
 fn tile_order(width: usize, height: usize) -> Vec<usize> {
     let mut order = Vec::with_capacity(width * height);
     for v0 in (0..height).step_by(TILE_ROWS) {
-        for u0 in (0..width).step_by(4) {
+        for u0 in (0..width).step_by(TILE_COLUMNS) {
             for v in v0..(v0 + TILE_ROWS).min(height) {
-                for u in u0..(u0 + 4).min(width) {
+                for u in u0..(u0 + TILE_COLUMNS).min(width) {
                     order.push(v * width + u);
                 }
             }

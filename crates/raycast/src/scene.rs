@@ -24,6 +24,9 @@ pub struct Instance {
     pub world_from_mesh: Affine3A,
     mesh_from_world: Affine3A,
     normal_to_world: glam::Mat3A,
+    /// Placed as it is (a mesh already in world coordinates, such as merged static geometry):
+    /// rays need no moving into its frame.
+    in_world: bool,
 }
 
 impl Instance {
@@ -31,6 +34,19 @@ impl Instance {
     /// normal to the world frame (placements may scale unevenly), up to its length.
     pub fn normal_to_world(&self) -> glam::Mat3A {
         self.normal_to_world
+    }
+
+    /// A world ray's origin and direction in the mesh's frame.
+    #[inline]
+    fn ray_to_mesh(&self, origin: Vec3A, dir: Vec3A) -> (Vec3A, Vec3A) {
+        if self.in_world {
+            (origin, dir)
+        } else {
+            (
+                self.mesh_from_world.transform_point3a(origin),
+                self.mesh_from_world.transform_vector3a(dir),
+            )
+        }
     }
 }
 
@@ -141,8 +157,7 @@ impl Scene {
         let mut best: Option<Hit> = None;
         self.visit_instances(ray, |inst_index, inst, t_far| {
             let mesh = &self.meshes[inst.mesh.0 as usize];
-            let o = inst.mesh_from_world.transform_point3a(ray.origin);
-            let d = inst.mesh_from_world.transform_vector3a(ray.dir);
+            let (o, d) = inst.ray_to_mesh(ray.origin, ray.dir);
             let bound = t_far.map_or(ray.t_max, next_up);
             if let Some(h) = mesh.closest(o, d, ray.t_min, bound) {
                 keep_closer(&mut best, &h, inst_index, inst, ray.t_max);
@@ -182,8 +197,7 @@ impl Scene {
             return false;
         }
         let inst = &self.instances[index as usize];
-        let o = inst.mesh_from_world.transform_point3a(ray.origin);
-        let d = inst.mesh_from_world.transform_vector3a(ray.dir);
+        let (o, d) = inst.ray_to_mesh(ray.origin, ray.dir);
         self.meshes[inst.mesh.0 as usize].any_hit_hinted(o, d, ray.t_min, ray.t_max, hint)
     }
 
@@ -339,8 +353,7 @@ impl Scene {
             active,
         };
         for (r, ray) in rays.iter().enumerate() {
-            packet.origin[r] = inst.mesh_from_world.transform_point3a(ray.origin);
-            packet.dir[r] = inst.mesh_from_world.transform_vector3a(ray.dir);
+            (packet.origin[r], packet.dir[r]) = inst.ray_to_mesh(ray.origin, ray.dir);
             packet.t_min[r] = ray.t_min;
             packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
@@ -539,6 +552,7 @@ fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {
         world_from_mesh,
         mesh_from_world: world_from_mesh.inverse(),
         normal_to_world: linear.inverse().transpose(),
+        in_world: world_from_mesh == Affine3A::IDENTITY,
     }
 }
 

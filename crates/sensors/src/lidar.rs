@@ -28,8 +28,8 @@ use rayon::prelude::*;
 
 /// The order in which to cast a block of `columns` x `rings` beams (indices column-major, rings
 /// fastest): tiles of [`PACKET`] beams as square in angle as the pattern allows, since the ray
-/// caster traces rays that many at a time and a compact packet shares more of its traversal. `ring_step`
-/// and `column_step` are the angular spacings (radians).
+/// caster traces rays that many at a time and a compact packet shares more of its traversal.
+/// `ring_step` and `column_step` are the angular spacings (radians).
 pub fn packet_order(columns: usize, rings: usize, ring_step: f64, column_step: f64) -> Vec<usize> {
     // Rings per tile: the power of two r up to a packet that minimises the tile's larger
     // angular side.

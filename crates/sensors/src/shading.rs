@@ -54,7 +54,7 @@ const PALETTE: [[f32; 3]; 8] = [
 
 /// The sky seen along a world direction when the world has no sky box: lighter towards the
 /// horizon (linear).
-fn sky(dir: Vec3A) -> [f32; 3] {
+fn gradient_sky(dir: Vec3A) -> [f32; 3] {
     let up = dir.normalize_or_zero().z.clamp(0.0, 1.0);
     [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
 }
@@ -166,7 +166,7 @@ impl<'a> Shader<'a> {
         let background = match &self.view.built.sky {
             _ if !dir.is_finite() => [0.0; 3],
             Some(sky_box) => sky_box.colour(dir),
-            None => sky(dir),
+            None => gradient_sky(dir),
         };
         (background, -1.0)
     }

@@ -717,65 +717,32 @@ impl Builder<'_> {
             block.zmin.unwrap_or(0.0) as f32,
             block.zmax.unwrap_or(1.0) as f32,
         );
-        match &block.shape {
+        let mesh = match &block.shape {
             BlockShape::Geometry(g) => match g.kind {
-                GeometryKind::Box => b.add(
-                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32)),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
+                GeometryKind::Box => {
+                    cuboid(Vec3::ZERO, Vec3::new(g.lx as f32, g.ly as f32, g.lz as f32))
+                }
+                GeometryKind::Cylinder => prism(
+                    &circle(g.radius as f32, g.vertex_count),
+                    0.0,
+                    g.length as f32,
                 ),
-                GeometryKind::Cylinder => b.add(
-                    prism(
-                        &circle(g.radius as f32, g.vertex_count),
-                        0.0,
-                        g.length as f32,
-                    ),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
-                ),
-                GeometryKind::Sphere => b.add(
-                    sphere(g.radius as f32, g.vertex_count),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
-                ),
-                GeometryKind::Ramp => b.add(
-                    ramp(g.lx as f32, g.ly as f32, g.lz as f32),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
-                ),
+                GeometryKind::Sphere => sphere(g.radius as f32, g.vertex_count),
+                GeometryKind::Ramp => ramp(g.lx as f32, g.ly as f32, g.lz as f32),
                 GeometryKind::SemiCylinderBump => {
-                    b.warn("semi-cylinder bump primitives are not built yet".into())
+                    return b.warn("semi-cylinder bump primitives are not built yet".into());
                 }
             },
             BlockShape::Polygon(pts) => {
                 let pts: Vec<[f32; 2]> = pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
-                b.add(
-                    prism(&pts, zmin, zmax),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
-                );
+                prism(&pts, zmin, zmax)
             }
             BlockShape::FromVisual | BlockShape::Default => {
                 let pts = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-                b.add(
-                    prism(&pts, zmin, zmax),
-                    block.color,
-                    world_from_block,
-                    &block.name,
-                    class,
-                );
+                prism(&pts, zmin, zmax)
             }
-        }
+        };
+        b.add(mesh, block.color, world_from_block, &block.name, class);
     }
 }
 

@@ -245,22 +245,21 @@ impl Scene {
     /// answers `rays[i]` exactly as [`Scene::closest`] would.
     pub fn closest_run(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
-            let hits = self.closest_packet(packet);
-            for (slot, hit) in slots.iter_mut().zip(hits) {
-                *slot = hit;
-            }
+            let count = slots.len().min(packet.len());
+            self.closest_packet(&packet[..count], &mut slots[..count]);
         }
     }
 
-    /// The closest hits of up to [`PACKET`] rays, traced together.
-    fn closest_packet(&self, rays: &[Ray]) -> [Option<Hit>; PACKET] {
-        let mut best: [Option<Hit>; PACKET] = [None; PACKET];
+    /// The closest hits of up to [`PACKET`] rays, traced together, into `best` (one slot per
+    /// ray: written in place, as the packet's arrays are too large to move cheaply).
+    fn closest_packet(&self, rays: &[Ray], best: &mut [Option<Hit>]) {
+        best.fill(None);
         let all = u32::MAX
             .checked_shr(32 - rays.len().min(PACKET) as u32)
             .unwrap_or(0);
         let nodes = &self.tlas.nodes;
         if nodes.is_empty() {
-            return best;
+            return;
         }
         let inv: [Vec3A; PACKET] =
             std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
@@ -268,14 +267,19 @@ impl Scene {
         let beam = Beam::new(rays, &inv);
         // Each ray's bound (one ulp past its best hit so far) and the beam's (the largest),
         // refreshed only when an instance was entered.
-        let bounds = |best: &[Option<Hit>; PACKET]| {
+        let bounds = |best: &[Option<Hit>]| {
             let limits: [f32; PACKET] = std::array::from_fn(|r| {
-                rays.get(r)
-                    .map_or(0.0, |ray| best[r].map_or(ray.t_max, |b| next_up(b.t)))
+                (rays.get(r).zip(best.get(r)))
+                    .map_or(0.0, |(ray, best)| best.map_or(ray.t_max, |b| next_up(b.t)))
             });
-            (limits, limits.iter().copied().fold(0.0, larger_or))
+            // The largest, four lanes at a time (a chain of dependent maxima would stall).
+            let beam = (limits.chunks_exact(4))
+                .map(Vec4::from_slice)
+                .fold(Vec4::ZERO, |m, v| Vec4::select(v.cmpgt(m), v, m))
+                .max_element();
+            (limits, beam)
         };
-        let (mut limits, mut beam_limit) = bounds(&best);
+        let (mut limits, mut beam_limit) = bounds(best);
         let lanes = PacketLanes::new(rays, &inv);
         // The rays of `candidates` that reach the box `min..max`.
         let reach = |min: Vec3A,
@@ -324,13 +328,13 @@ impl Scene {
                         reach(b.min, b.max, reached, (&limits, beam_limit))
                     };
                     if active != 0 {
-                        self.closest_packet_in_instance(p, rays, active, &mut best);
-                        (limits, beam_limit) = bounds(&best);
+                        self.closest_packet_in_instance(p, rays, active, best);
+                        (limits, beam_limit) = bounds(best);
                     }
                 }
             }
             if sp == 0 {
-                return best;
+                return;
             }
             sp -= 1;
             node = stack[sp] as usize;
@@ -342,7 +346,7 @@ impl Scene {
         index: u32,
         rays: &[Ray],
         active: u32,
-        best: &mut [Option<Hit>; PACKET],
+        best: &mut [Option<Hit>],
     ) {
         let inst = &self.instances[index as usize];
         let mut packet = RayPacket {
@@ -357,10 +361,11 @@ impl Scene {
             packet.t_min[r] = ray.t_min;
             packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
-        let hits = self.meshes[inst.mesh.0 as usize].closest_packet(&packet);
-        for (r, (hit, ray)) in hits.iter().zip(rays).enumerate() {
+        let mut hits = [None; PACKET];
+        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, &mut hits);
+        for ((best, hit), ray) in best.iter_mut().zip(&hits).zip(rays) {
             if let Some(h) = hit {
-                keep_closer(&mut best[r], h, index, inst, ray.t_max);
+                keep_closer(best, h, index, inst, ray.t_max);
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
 use crate::packs::{PackHit, PackRay, TriPack, intersect_pack, intersect_relative};
-use crate::ray::{Shear, larger_or, smaller_or};
+use crate::ray::{Shear, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
@@ -42,11 +42,12 @@ fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
 }
 
 impl TriangleMesh {
-    /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it.
-    pub(crate) fn closest_packet(&self, rays: &RayPacket) -> [Option<LocalHit>; PACKET] {
-        let mut best: [Option<LocalHit>; PACKET] = [None; PACKET];
+    /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it, into
+    /// `best` (which must come empty; written in place, as a packet's arrays are too large to
+    /// move cheaply).
+    pub(crate) fn closest_packet(&self, rays: &RayPacket, best: &mut [Option<LocalHit>; PACKET]) {
         if self.wide.root_bounds.is_none() {
-            return best;
+            return;
         }
         let mut t_far = rays.t_max;
         // The rays come here having reached the instance's box, which holds this root box: it
@@ -54,7 +55,7 @@ impl TriangleMesh {
         let active = rays.active;
         let shears: [Shear; PACKET] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
         if active == 0 {
-            return best;
+            return;
         }
         let pack_rays: [PackRay; PACKET] =
             std::array::from_fn(|r| PackRay::new(rays.origin[r], &shears[r]));
@@ -130,14 +131,8 @@ impl TriangleMesh {
             closer
         };
         if let Some((first, count)) = self.wide.root_leaf {
-            test_leaf(
-                first as usize,
-                active,
-                count as usize,
-                &mut best,
-                &mut t_far,
-            );
-            return best;
+            test_leaf(first as usize, active, count as usize, best, &mut t_far);
+            return;
         }
         // Per group of four rays, lanes = rays.
         let group = |f: &dyn Fn(usize) -> f32| -> [Vec4; GROUPS] {
@@ -153,11 +148,21 @@ impl TriangleMesh {
         let stack = storage.slice(self.wide.stack_bound);
         let mut sp = 0usize;
         let (mut node, mut mask) = (0usize, active);
-        // Box-test bounds, refreshed only when a leaf test moved a hit closer.
+        // Box-test bounds, refreshed only when a leaf test moved a hit closer. The beam's is the
+        // largest of the active rays' (0 if none), found four lanes at a time (a chain of
+        // thirty-two dependent maxima would stall).
+        let active_lanes: [glam::BVec4A; GROUPS] = std::array::from_fn(|g| {
+            let m = active >> (4 * g);
+            glam::BVec4A::new(m & 1 != 0, m & 2 != 0, m & 4 != 0, m & 8 != 0)
+        });
         let bounds = |t_far: &[f32; PACKET]| {
             let up = t_far.map(next_up);
-            let beam = lanes(active).map(|r| up[r]).fold(0.0, larger_or);
-            (group(&|r| up[r]), beam)
+            let t_max = group(&|r| up[r]);
+            let beam = (0..GROUPS)
+                .map(|g| Vec4::select(active_lanes[g], t_max[g], Vec4::ZERO))
+                .fold(Vec4::ZERO, |m, v| Vec4::select(v.cmpgt(m), v, m))
+                .max_element();
+            (t_max, beam)
         };
         let (mut t_max, mut beam_t_max) = bounds(&t_far);
         loop {
@@ -242,7 +247,7 @@ impl TriangleMesh {
             }
             loop {
                 if sp == 0 {
-                    return best;
+                    return;
                 }
                 sp -= 1;
                 let (code, reached, entry) = stack[sp];
@@ -261,7 +266,7 @@ impl TriangleMesh {
                         break;
                     }
                     Slot::Leaf(first, count) => {
-                        if test_leaf(first, reached, count, &mut best, &mut t_far) {
+                        if test_leaf(first, reached, count, best, &mut t_far) {
                             (t_max, beam_t_max) = bounds(&t_far);
                         }
                     }

@@ -19,6 +19,7 @@
 //! and labels always come from the pixel's centre ray (a label is never a blend).
 
 use crate::SceneView;
+use crate::raster::{BandHits, RasterHit};
 pub use crate::shading::Lighting;
 use crate::shading::{Lit, SeenTriangle, Shader, shade};
 use glam::{Affine3A, Vec3A};
@@ -325,12 +326,7 @@ impl Pass<'_> {
 
     /// [`Pass::block`] from rasterised hits, one sample per pixel, without a distortion: each
     /// pixel is finished in one go (labels, colour), in row-major order.
-    fn finish_raster_block(
-        &self,
-        first: usize,
-        raster: &[Option<crate::raster::RasterHit>],
-        out: BlockOut<'_>,
-    ) {
+    fn finish_raster_block(&self, first: usize, raster: BandHits<'_>, out: BlockOut<'_>) {
         let view = self.view;
         let origin = self.world_from_optical.translation;
         let labels = (out.depth, out.instance, out.class);
@@ -371,10 +367,10 @@ impl Pass<'_> {
     fn raster_pixels<'v>(
         &'v self,
         first: usize,
-        raster: &[Option<crate::raster::RasterHit>],
+        raster: BandHits<'_>,
         (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
         shaded: bool,
-        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &crate::raster::RasterHit)>),
+        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &RasterHit)>),
     ) {
         let (view, lens) = (self.view, self.lens);
         let w = lens.size().0;
@@ -384,11 +380,15 @@ impl Pass<'_> {
         // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
         // the same sums with `Y y` found once per row.
         let m = &self.world_from_optical.matrix3;
-        let pixels = rows.iter().flat_map(|&y| {
-            let (row_term, z_axis) = (m.y_axis * y, m.z_axis);
-            (lens.column_x.iter()).map(move |&x| m.x_axis * x + row_term + z_axis)
-        });
-        for (q, (dir, hit)) in pixels.zip(raster).enumerate() {
+        let (mut col, mut row) = (0, 0);
+        let mut row_term = m.y_axis * rows.first().copied().unwrap_or(0.0);
+        raster.for_each(|q, hit| {
+            if col == w {
+                (col, row) = (0, row + 1);
+                row_term = m.y_axis * rows.get(row).copied().unwrap_or(0.0);
+            }
+            let dir = m.x_axis * lens.column_x[col] + row_term + m.z_axis;
+            col += 1;
             let seen = match hit {
                 // Directions the lens has none for see nothing.
                 Some(hit) if dir.is_finite() => {
@@ -411,25 +411,25 @@ impl Pass<'_> {
                 class[q] = seen.target.label;
             }
             sample(q, dir, seen);
-        }
+        });
     }
 
     /// Fills the block of pixels `first..first + out.depth.len()` (row-major indices, whole
     /// rows from an even one), from the rasterised `raster` hits of these pixels (row-major) or
     /// else by casting rays.
-    fn block(
-        &self,
-        first: usize,
-        raster: Option<&[Option<crate::raster::RasterHit>]>,
-        out: BlockOut<'_>,
-    ) {
+    fn block(&self, first: usize, raster: Option<BandHits<'_>>, out: BlockOut<'_>) {
         let (view, lens) = (self.view, self.lens);
-        if let Some(raster) = raster
-            && self.antialias == 1
-            && !lens.column_x.is_empty()
-        {
-            return self.finish_raster_block(first, raster, out);
-        }
+        let raster = match raster {
+            Some(raster) if self.antialias == 1 && !lens.column_x.is_empty() => {
+                return self.finish_raster_block(first, raster, out);
+            }
+            // (The other ways read them more than once.)
+            raster => raster.map(|hits| {
+                let mut all = Vec::with_capacity(hits.len());
+                hits.for_each(|_, hit| all.push(hit.copied()));
+                all
+            }),
+        };
         let i = lens.intrinsics();
         let (near, far) = (i.clip_min as f32, i.clip_max as f32);
         let origin = self.world_from_optical.translation;
@@ -437,7 +437,7 @@ impl Pass<'_> {
         // Rasterised blocks go row by row (their hits' order; neighbours share triangles as
         // well), cast ones in the lens's casting order.
         let w = lens.size().0;
-        let (order, dirs): (&[usize], Vec<Vec3A>) = match raster {
+        let (order, dirs): (&[usize], Vec<Vec3A>) = match &raster {
             Some(_) if !lens.column_x.is_empty() => {
                 let to_world = |d: Vec3A| self.world_from_optical.transform_vector3a(d);
                 let dirs = (lens.row_y[first / w..(first + len) / w].iter())
@@ -454,7 +454,7 @@ impl Pass<'_> {
                 (&lens.order[first..first + len], dirs)
             }
         };
-        let mut hits: Vec<Option<crate::Target>> = match raster {
+        let mut hits: Vec<Option<crate::Target>> = match &raster {
             Some(raster) => view.targets_of(order.iter().map(|&p| raster[p - first].as_ref())),
             None => {
                 let mut hits = vec![None; len];

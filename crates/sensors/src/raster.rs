@@ -58,14 +58,14 @@ const TRIANGLE_CHUNK: usize = 8192;
 /// `world_from_optical` (`None` where nothing lies within the clip range; the lens must have no
 /// distortion), a band of [`BAND`] rows at a time (the last may be shorter), each handed with
 /// its own element of `outputs` (one per band, top first) to `finish(first_row, hits, output)`
-/// as soon as it is done, in parallel: what needs the hits is done while they are in
-/// cache, and no image-sized buffer of them is made.
+/// as soon as it is done, in parallel: what needs the hits is done while what they are made
+/// from is in cache, and no buffer of them is made (they are made as they are read).
 pub fn visible_in_bands<T: Send>(
     scene: &Scene,
     lens: &Lens,
     world_from_optical: &Affine3A,
     outputs: Vec<T>,
-    finish: impl Fn(usize, &[Option<RasterHit>], T) + Sync,
+    finish: impl Fn(usize, BandHits<'_>, T) + Sync,
 ) {
     let (w, h) = lens.size();
     let i = lens.intrinsics();
@@ -209,45 +209,86 @@ pub fn visible_in_bands<T: Send>(
                 cover(t, &setup, index, far, triangles, &mut depths);
                 setups[index as usize] = Some(setup);
             }
-            // Every pixel is pushed, hit or not: no zeroed buffer to overwrite. A run of
-            // pixels on one triangle shares its lookups and its edges' row terms.
-            let mut pixels = Vec::with_capacity(rows * w);
-            for (row, nearest) in (first_row..).zip(depths.triangle.chunks(w)) {
-                let mut first_col = 0;
-                for run in nearest.chunk_by(|a, b| a == b) {
-                    let cols = first_col..first_col + run.len();
-                    first_col = cols.end;
-                    // No triangle: `u32::MAX`, past the end.
-                    let index = run[0] as usize;
-                    let (Some(&t), Some(Some(setup))) = (triangles.get(index), setups.get(index))
-                    else {
-                        pixels.extend(run.iter().map(|_| None));
-                        continue;
+            let hits = BandHits {
+                triangles,
+                setups: &setups,
+                nearest: &depths.triangle,
+                width: w,
+                first_row,
+            };
+            finish(first_row, hits, output);
+        });
+}
+
+/// What the pixel centres of a band see, made as they are read (a band's worth would not stay
+/// in the first-level cache between being written and read).
+pub struct BandHits<'b> {
+    triangles: &'b [&'b ScreenTriangle],
+    setups: &'b [Option<Setup>],
+    /// Per pixel of the band: its triangle (index in `triangles`; `u32::MAX`: none).
+    nearest: &'b [u32],
+    width: usize,
+    first_row: usize,
+}
+
+impl BandHits<'_> {
+    /// Pixels in the band.
+    pub fn len(&self) -> usize {
+        self.nearest.len()
+    }
+
+    /// Whether the band has no pixels.
+    pub fn is_empty(&self) -> bool {
+        self.nearest.is_empty()
+    }
+
+    /// Calls `f(pixel, what it sees)` for every pixel of the band (index in the band), in
+    /// row-major order. A run of pixels on one triangle shares its lookups and its edges' row
+    /// terms.
+    #[inline(always)]
+    pub fn for_each(self, mut f: impl FnMut(usize, Option<&RasterHit>)) {
+        let (triangles, setups, w) = (self.triangles, self.setups, self.width);
+        let mut q = 0;
+        for (row, nearest) in (self.first_row..).zip(self.nearest.chunks(w)) {
+            let mut first_col = 0;
+            for run in nearest.chunk_by(|a, b| a == b) {
+                let cols = first_col..first_col + run.len();
+                first_col = cols.end;
+                // No triangle: `u32::MAX`, past the end.
+                let index = run[0] as usize;
+                let (Some(&t), Some(Some(setup))) = (triangles.get(index), setups.get(index))
+                else {
+                    for _ in cols {
+                        f(q, None);
+                        q += 1;
+                    }
+                    continue;
+                };
+                // Only pixels the triangle covers hold it: their edge values are all
+                // non-negative (or ties it owns).
+                let row_terms = setup.row_terms(row);
+                for col in cols {
+                    let weights = setup.weights(t, &row_terms, col);
+                    // The weights sum to 1 / depth.
+                    let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
+                    let bary = |c: usize| {
+                        (weights[0] * t.bary[0][c]
+                            + weights[1] * t.bary[1][c]
+                            + weights[2] * t.bary[2][c])
+                            * depth
                     };
-                    // Only pixels the triangle covers hold it: their edge values are all
-                    // non-negative (or ties it owns).
-                    let weights_at = setup.weights_along(t, row);
-                    pixels.extend(cols.map(|col| {
-                        let weights = weights_at(col);
-                        // The weights sum to 1 / depth.
-                        let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
-                        let bary = |c: usize| {
-                            (weights[0] * t.bary[0][c]
-                                + weights[1] * t.bary[1][c]
-                                + weights[2] * t.bary[2][c])
-                                * depth
-                        };
-                        Some(RasterHit {
-                            depth: depth as f32,
-                            instance: t.instance,
-                            triangle: t.triangle,
-                            uv: [bary(0) as f32, bary(1) as f32],
-                        })
-                    }));
+                    let hit = RasterHit {
+                        depth: depth as f32,
+                        instance: t.instance,
+                        triangle: t.triangle,
+                        uv: [bary(0) as f32, bary(1) as f32],
+                    };
+                    f(q, Some(&hit));
+                    q += 1;
                 }
             }
-            finish(first_row, &pixels, output);
-        });
+        }
+    }
 }
 
 impl ScreenTriangle {
@@ -308,24 +349,23 @@ impl Setup {
         })
     }
 
-    /// The perspective weights (`lambda_k / z_k`) at the pixel centres of `row`, as a function
-    /// of the column (for pixels the triangle covers).
-    fn weights_along<'s>(
-        &'s self,
-        t: &'s ScreenTriangle,
-        row: usize,
-    ) -> impl Fn(usize) -> [f64; 3] + 's {
+    /// The edges' terms that depend on the row only, for [`Setup::weights`].
+    fn row_terms(&self, row: usize) -> [f64; 3] {
         let py = coordinate(row);
-        let row_terms = self.edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
-        move |col| {
-            let px = coordinate(col);
-            std::array::from_fn(|k| {
-                let (lo, _, dy, _) = self.edges[k];
-                // The very edge values `cover` found non-negative here.
-                let e = row_terms[k] - dy * (px - lo[0]);
-                e * self.inv_area * t.inv_z[k]
-            })
-        }
+        self.edges.map(|(lo, dx, _, _)| dx * (py - lo[1]))
+    }
+
+    /// The perspective weights (`lambda_k / z_k`) at the pixel centre of column `col` in the
+    /// row of `row_terms` (for pixels the triangle covers).
+    #[inline(always)]
+    fn weights(&self, t: &ScreenTriangle, row_terms: &[f64; 3], col: usize) -> [f64; 3] {
+        let px = coordinate(col);
+        std::array::from_fn(|k| {
+            let (lo, _, dy, _) = self.edges[k];
+            // The very edge values `cover` found non-negative here.
+            let e = row_terms[k] - dy * (px - lo[0]);
+            e * self.inv_area * t.inv_z[k]
+        })
     }
 }
 
@@ -397,12 +437,13 @@ fn cover(
         let py = coordinate(row);
         let row_terms = edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
         // The columns where every edge function may be non-negative, widened by a column on
-        // each side against rounding; the exact test below decides.
+        // each side against rounding; the exact test below decides. (Not whole numbers: the
+        // conversion to columns below rounds them down, which the widening allows for.)
         let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
         for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
             // Where the row crosses the edge: `lo.x + row_term / dy`, to within far less than
             // the column of margin.
-            let crossing = || truncate(lo[0] + (py - lo[1]) * setup.slopes[k]);
+            let crossing = || lo[0] + (py - lo[1]) * setup.slopes[k];
             // (As `f64::min` and `max` would, with plain comparisons: the bounds are never NaN,
             // a NaN crossing leaves them.)
             if dy > 0.0 {
@@ -431,8 +472,8 @@ fn cover(
             let e = edge_terms(coordinate(col));
             (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
         };
-        // Through `u32`, which converts from a float in fewer instructions than `usize` (columns are
-        // far below 2^32; a negative bound still saturates to 0).
+        // Rounded down to columns through `u32`, which converts from a float in fewer instructions
+        // than `usize` (columns are far below 2^32; a negative bound saturates to 0).
         let (mut first, mut last) = (first as u32 as usize, last as u32 as usize);
         while first <= last && !inside(first) {
             first += 1;
@@ -503,13 +544,6 @@ fn cover(
 #[inline(always)]
 fn coordinate(index: usize) -> f64 {
     f64::from(index as u32)
-}
-
-/// `x` rounded towards zero, without a libm call: within one of `floor(x)` and `ceil(x)`, which
-/// the column bounds allow for (they are widened by a column). Large and non-finite values pass
-/// through (`min`/`max` ignore a NaN).
-fn truncate(x: f64) -> f64 {
-    if x.abs() < 1e15 { (x as i64) as f64 } else { x }
 }
 
 /// Appends the screen-space parts of one triangle (its corners in the optical frame with their

@@ -190,14 +190,15 @@ impl RgbdCamera {
             .zip(depths.par_chunks(w))
             .zip(rows.par_iter_mut())
             .for_each(|((out, depth), rng)| {
+                let mut noise = rng.as_mut().map(|r| r.gaussians(sigma));
                 for (unit, &d) in out.iter_mut().zip(depth) {
                     if d <= 0.0 || d > far {
                         continue;
                     }
                     let clean = round(f64::from(d) / units);
-                    let noise = rng
-                        .as_mut()
-                        .map_or(0.0, |r| round(r.gaussian(sigma) / units));
+                    let noise = (noise.as_mut())
+                        .and_then(Iterator::next)
+                        .map_or(0.0, |n| round(n / units));
                     let noisy = clean + noise;
                     if noisy > 0.0 && noisy <= max_units {
                         *unit = noisy as u16;

@@ -81,6 +81,8 @@ fn actor_box(
     // Extent of the projected, near-clipped triangles.
     let mut lo = [f64::INFINITY; 2];
     let mut hi = [f64::NEG_INFINITY; 2];
+    // The depth of the actor's farthest vertex.
+    let mut deepest = f32::NEG_INFINITY;
     let mut extend = |p: Vec3A| {
         if let Some([u, v]) = lens.project(p) {
             lo = [lo[0].min(u), lo[1].min(v)];
@@ -96,6 +98,7 @@ fn actor_box(
             .iter()
             .map(|v| to_optical.transform_point3a(*v))
             .collect();
+        deepest = vertices.iter().fold(deepest, |d, v| d.max(v.z));
         // A triangle wholly in front is its corners: each vertex of such triangles is
         // projected once (the extent does not depend on the order); the others are clipped.
         let mut corner_in_front = vec![false; vertices.len()];
@@ -134,6 +137,7 @@ fn actor_box(
             )
         })
         .collect();
+    let beyond = deepest * (1.0 + 1e-4) + 1e-4;
     let (mut visible, mut unoccluded) = (0u32, 0u32);
     for row in r0..=r1.min(h - 1) {
         for col in c0..=c1.min(w - 1) {
@@ -141,6 +145,13 @@ fn actor_box(
             if pixels.instance[row * w + col] == object.id as i32 {
                 visible += 1;
                 unoccluded += 1;
+                continue;
+            }
+            // Where the image shows nothing, or a surface beyond the actor's farthest point,
+            // the actor is not (it would show there, being nearer): no ray needed either. (A
+            // margin for the rounding of depths.)
+            let shown = pixels.depth[row * w + col];
+            if shown == 0.0 || shown > beyond {
                 continue;
             }
             let dir = lens.direction(col as f64, row as f64);

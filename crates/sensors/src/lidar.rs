@@ -25,6 +25,7 @@ use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The order in which to cast a block of `columns` x `rings` beams (indices column-major, rings
 /// fastest): tiles of [`PACKET`] beams as square in angle as the pattern allows, since the ray
@@ -156,14 +157,30 @@ pub struct PointCloud {
     pub range_image: Vec<f32>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Sweep {
     stamp: f64,
     next_column: u32,
     /// The sweep's noise: column `k` draws from stream `k`.
     noise: Streams,
     points: Vec<LidarPoint>,
-    range_image: Vec<f32>,
+    /// The range image's cells as `f32` bits: each column's task writes its own cells (ring
+    /// rows are strided in memory, so no task holds a slice of them), NaN where no return.
+    range_image: Vec<AtomicU32>,
+}
+
+impl Clone for Sweep {
+    fn clone(&self) -> Sweep {
+        Sweep {
+            stamp: self.stamp,
+            next_column: self.next_column,
+            noise: self.noise,
+            points: self.points.clone(),
+            range_image: (self.range_image.iter())
+                .map(|cell| AtomicU32::new(cell.load(Ordering::Relaxed)))
+                .collect(),
+        }
+    }
 }
 
 impl Sweep {
@@ -174,7 +191,9 @@ impl Sweep {
             noise,
             // Every beam may return: the list never grows (and copies) during the sweep.
             points: Vec::with_capacity(rings * columns as usize),
-            range_image: vec![f32::NAN; rings * columns as usize],
+            range_image: (0..rings * columns as usize)
+                .map(|_| AtomicU32::new(f32::NAN.to_bits()))
+                .collect(),
         }
     }
 }
@@ -345,7 +364,9 @@ impl Lidar {
             points: sweep.points,
             rings: self.rings as u16,
             columns: self.columns,
-            range_image: sweep.range_image,
+            range_image: (sweep.range_image.into_iter())
+                .map(|cell| f32::from_bits(cell.into_inner()))
+                .collect(),
         }
     }
 
@@ -366,29 +387,25 @@ impl Lidar {
             .map(|c| c..(c + per_task).min(columns.end))
             .collect();
         let this = &*self;
-        let parts: Vec<ColumnReturns> = groups
+        let parts: Vec<Vec<LidarPoint>> = groups
             .into_par_iter()
             .map(|group| this.cast_columns(view, world_from_sensor, group, timed))
             .collect();
         for part in parts {
-            self.sweep.points.extend_from_slice(&part.points);
-            for (cell, range) in part.ranges {
-                if let Some(slot) = self.sweep.range_image.get_mut(cell) {
-                    *slot = range;
-                }
-            }
+            self.sweep.points.extend_from_slice(&part);
         }
         self.sweep.next_column = columns.end;
     }
 
-    /// The returns of `columns` (a task's share of a step's), in scan order.
+    /// The returns of `columns` (a task's share of a step's), in scan order; their ranges go
+    /// into the sweep's range image.
     fn cast_columns(
         &self,
         view: &SceneView<'_>,
         world_from_sensor: &Affine3A,
         columns: std::ops::Range<u32>,
         timed: bool,
-    ) -> ColumnReturns {
+    ) -> Vec<LidarPoint> {
         let rings = self.rings;
         let range = columns.start as usize * rings..columns.end as usize * rings;
         // Cast in compact tiles of a packet, then read the results in scan order (a full group's
@@ -421,10 +438,7 @@ impl Lidar {
             cast_index[i] = j as u32;
         }
         let per_column = (self.period / f64::from(self.columns)) as f32;
-        let mut out = ColumnReturns {
-            points: Vec::with_capacity(tiled.len()),
-            ranges: Vec::with_capacity(tiled.len()),
-        };
+        let mut points = Vec::with_capacity(tiled.len());
         for (column, in_column) in columns.clone().zip(cast_index.chunks(rings)) {
             let mut rng = self.sweep.noise.stream(u64::from(column));
             for (ring, &j) in (0..rings as u16).zip(in_column) {
@@ -451,10 +465,10 @@ impl Lidar {
                 if range <= 0.0 || range > self.params.max_range {
                     continue;
                 }
-                out.ranges.push((
-                    usize::from(ring) * self.columns as usize + column as usize,
-                    range as f32,
-                ));
+                let cell = usize::from(ring) * self.columns as usize + column as usize;
+                if let Some(slot) = self.sweep.range_image.get(cell) {
+                    slot.store((range as f32).to_bits(), Ordering::Relaxed);
+                }
                 let dir = beams[(column - columns.start) as usize * rings + usize::from(ring)];
                 let intensity = if self.params.generate_intensity {
                     normal.dot(tiled[j as usize]).abs().min(1.0)
@@ -462,7 +476,7 @@ impl Lidar {
                     0.0
                 };
                 let p = dir * range as f32;
-                out.points.push(LidarPoint {
+                points.push(LidarPoint {
                     position: [p.x, p.y, p.z],
                     intensity,
                     ring,
@@ -476,13 +490,6 @@ impl Lidar {
                 });
             }
         }
-        out
+        points
     }
-}
-
-/// The returns of a group of columns: points in scan order, and their cells of the range
-/// image with their ranges.
-struct ColumnReturns {
-    points: Vec<LidarPoint>,
-    ranges: Vec<(usize, f32)>,
 }

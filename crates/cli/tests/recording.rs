@@ -116,6 +116,8 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
         std::fs::read(&one).unwrap() == std::fs::read(&two).unwrap(),
         "byte-identical for 1 and 2 threads"
     );
+    // Recordings are large: kept only while needed (and when a check fails), to spare the disk.
+    std::fs::remove_file(&two).unwrap();
     let counts = channel_counts(&one);
     assert!(
         counts
@@ -136,6 +138,7 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -284,6 +287,7 @@ fn compression_modes_hold_the_same_messages() {
         messages(&none) == expected && messages(&auto) == expected,
         "the same messages in the same order"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[cfg(unix)]

@@ -10,7 +10,7 @@ use crate::model::{Mesh, Model};
 use glam::{Mat4, Vec3};
 
 /// Reusable buffers for posing, so that posing every frame allocates nothing after the first.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Poser {
     /// `model_from_node` per node for the last pose.
     pub model_from_node: Vec<Mat4>,

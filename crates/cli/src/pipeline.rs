@@ -1,10 +1,16 @@
 //! The stages of a run wired together: simulation step, scene update (skinning, refits), every
 //! sensor. Shared by `run` and `bench --simulate`.
+//!
+//! With more than one thread, each step's sensors run side by side with posing a second copy of
+//! the scene for the next step, from a second simulation of the same world one step ahead (the
+//! scene update would otherwise leave all but one thread idle between the sensors' parallel
+//! passes). That copy is used only if the simulation it came from stands exactly as the run's
+//! and the sensors' reach is the one it was posed for; else the step is posed as usual.
 
-use passerby_scene::{BuiltScene, LiveScene, SceneGround};
+use passerby_scene::{BuiltScene, CatchUp, LiveScene, SceneGround};
 use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::{SimOptions, Simulation};
-use passerby_world::World;
+use passerby_world::{TimedCommand, TimedTransform, World};
 use std::time::{Duration, Instant};
 
 /// Wall time spent in each stage.
@@ -14,8 +20,10 @@ pub struct StageTimes {
     pub simulation: Duration,
     /// Scene updates.
     pub scene: Duration,
-    /// Sensors.
+    /// Sensors (and, overlapped with them, posing the next step).
     pub sensors: Duration,
+    /// Steps whose scene was posed while the previous step's sensors ran.
+    pub posed_ahead: u64,
 }
 
 /// A world running.
@@ -28,6 +36,8 @@ pub struct Pipeline {
     pub rig: Rig,
     /// Time per stage.
     pub times: StageTimes,
+    /// The same world one step ahead, for posing the next step early; `None` if it diverged.
+    ahead: Option<Simulation>,
 }
 
 impl Pipeline {
@@ -40,6 +50,8 @@ impl Pipeline {
             seed,
         };
         let mut sim = Simulation::with_options(world, &options)?;
+        let mut ahead = Simulation::with_options(world, &options)?;
+        ahead.set_ground(Box::new(ground.clone()));
         sim.set_ground(Box::new(ground));
         let rig = Rig::new(world, seed);
         Ok(Pipeline {
@@ -47,6 +59,7 @@ impl Pipeline {
             live,
             rig,
             times: StageTimes::default(),
+            ahead: Some(ahead),
         })
     }
 
@@ -60,22 +73,151 @@ impl Pipeline {
             .collect()
     }
 
+    /// Replays recorded poses and commands (see [`Simulation::set_replay`]), in both
+    /// simulations.
+    pub fn set_replay(
+        &mut self,
+        transforms: Vec<TimedTransform>,
+        commands: Vec<TimedCommand>,
+    ) -> anyhow::Result<()> {
+        if let Some(ahead) = &mut self.ahead {
+            ahead.set_replay(transforms.clone(), commands.clone())?;
+        }
+        self.sim.set_replay(transforms, commands)?;
+        Ok(())
+    }
+
     /// One step of every stage; the observations it completed.
     pub fn step(&mut self) -> anyhow::Result<Vec<Observation>> {
         let t0 = Instant::now();
         self.sim.step();
         let t1 = Instant::now();
         let reach = self.rig.reach(&self.sim);
-        self.live.update_within(&self.sim, Some(&reach))?;
-        let t2 = Instant::now();
-        let view = SceneView {
-            built: &self.live.built,
+        let caught_up = match &self.ahead {
+            Some(ahead) => self.live.catch_up(&self.sim, ahead, &reach),
+            None => CatchUp::NotReady,
         };
-        let observations = self.rig.step(&self.sim, &view);
+        match caught_up {
+            CatchUp::Used => self.times.posed_ahead += 1,
+            CatchUp::NotReady => self.live.update_within(&self.sim, Some(&reach))?,
+            CatchUp::Diverged => {
+                self.ahead = None;
+                self.live.update_within(&self.sim, Some(&reach))?;
+            }
+        }
+        let t2 = Instant::now();
+        let observations = match &mut self.ahead {
+            Some(ahead) if rayon::current_num_threads() > 1 => {
+                let plan = self.rig.next_reach_plan(&self.sim);
+                let (rig, sim) = (&mut self.rig, &self.sim);
+                let (observations, posed) = self.live.overlap(
+                    |built| rig.step(sim, &SceneView { built }),
+                    ahead,
+                    sim.steps(),
+                    |next| plan.reach(next),
+                );
+                posed?;
+                observations
+            }
+            _ => {
+                let view = SceneView {
+                    built: &self.live.built,
+                };
+                self.rig.step(&self.sim, &view)
+            }
+        };
         let t3 = Instant::now();
         self.times.simulation += t1 - t0;
         self.times.scene += t2 - t1;
         self.times.sensors += t3 - t2;
         Ok(observations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // test setup failures should panic
+    use super::*;
+    use passerby_assets::{ModelLibrary, Resolver};
+    use passerby_mvsim::{LoadOptions, load_world_file};
+
+    /// A skinned walker crossing in front of a rotating lidar.
+    fn walker_world() -> (World, BuiltScene) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/walker.world.xml");
+        let world = load_world_file(&path, &LoadOptions::default())
+            .world
+            .unwrap();
+        let mut library = ModelLibrary::new(Resolver::new(std::env::temp_dir()));
+        let built = passerby_scene::build_scene(&world, &mut library);
+        assert!(!built.skinned.is_empty(), "{:?}", built.warnings);
+        (world, built)
+    }
+
+    /// Observations compared bit for bit (a range image's NaN cells are unequal to themselves).
+    fn same(a: &[Observation], b: &[Observation]) -> bool {
+        format!("{a:?}") == format!("{b:?}")
+    }
+
+    /// Every observation of `steps` steps on `threads` threads, and the steps posed ahead;
+    /// at step `held_at`, the walker is moved from outside the simulation (in the run's
+    /// simulation only, as a caller would).
+    fn run(threads: usize, steps: usize, held_at: Option<usize>) -> (Vec<Observation>, u64) {
+        let (world, built) = walker_world();
+        let mut pipeline = Pipeline::new(&world, built, 7).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut all = Vec::new();
+        pool.install(|| {
+            for step in 0..steps {
+                if held_at == Some(step) {
+                    let pose = passerby_world::Pose3 {
+                        x: 2.0,
+                        y: 0.5,
+                        ..Default::default()
+                    };
+                    pipeline.sim.set_pose("walker", pose).unwrap();
+                }
+                all.extend(pipeline.step().unwrap());
+            }
+        });
+        (all, pipeline.times.posed_ahead)
+    }
+
+    #[test]
+    fn posing_ahead_gives_the_observations_of_posing_each_step_in_turn() {
+        let steps = 120;
+        let (serial, none_ahead) = run(1, steps, None);
+        let (overlapped, ahead) = run(2, steps, None);
+        assert_eq!(none_ahead, 0);
+        assert_eq!(
+            ahead,
+            steps as u64 - 1,
+            "every step after the first posed ahead"
+        );
+        let points: usize = (serial.iter())
+            .map(|o| match o {
+                Observation::PointCloud(c) => c.points.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(points > 1000, "{points}");
+        assert!(same(&serial, &overlapped));
+    }
+
+    #[test]
+    fn a_simulation_changed_from_outside_is_posed_as_it_stands() {
+        let steps = 120;
+        let (serial, _) = run(1, steps, Some(60));
+        let (overlapped, ahead) = run(2, steps, Some(60));
+        // The second simulation did not see the move: its copy is refused, and no more are made.
+        assert_eq!(ahead, 59);
+        assert!(same(&serial, &overlapped));
+        // The move is seen: the sweeps after it differ from those of an undisturbed run.
+        let (undisturbed, _) = run(1, steps, None);
+        let before = serial.len() / 2;
+        assert!(same(&serial[..before], &undisturbed[..before]));
+        assert!(!same(&serial, &undisturbed));
     }
 }

@@ -69,10 +69,8 @@ fn main() {
         scene.commit();
     });
     let parallel = best_of(runs, |i| {
-        use rayon::prelude::*;
-        scene.meshes_mut().par_iter_mut().for_each(|m| {
-            m.update_vertices(&poses[i % poses.len()]);
-        });
+        let posed = vec![Some(&poses[i % poses.len()][..]); scene.mesh_count()];
+        scene.update_meshes(&posed);
         scene.commit();
     });
     let rebuild = best_of(runs.min(5), |i| {

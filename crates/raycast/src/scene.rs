@@ -4,12 +4,17 @@
 //! Rays are intersected in each instance's own frame (the ray is moved there, the mesh is not),
 //! so precision follows the mesh's own coordinates, not its placement: a 2e5 m ground plane made
 //! of a unit square scaled up keeps millimetre hits near the origin.
+//!
+//! Meshes are shared between clones of a scene until one of them changes a mesh (then that
+//! clone gets its own copy of it): a second copy of a world for posing the next step while
+//! sensors read this one costs only its moving meshes.
 
 use crate::bvh::{Aabb, Bvh};
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box, larger_or, smaller_or};
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Index of a mesh in a [`Scene`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,7 +58,7 @@ impl Instance {
 /// Meshes, instances and the top-level BVH.
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
-    meshes: Vec<TriangleMesh>,
+    meshes: Vec<Arc<TriangleMesh>>,
     instances: Vec<Instance>,
     tlas: Bvh,
     instance_boxes: Vec<Aabb>,
@@ -67,8 +72,18 @@ impl Scene {
 
     /// Adds a mesh (not yet placed anywhere).
     pub fn add_mesh(&mut self, mesh: TriangleMesh) -> MeshId {
+        self.add_shared_mesh(Arc::new(mesh))
+    }
+
+    /// Adds a mesh that other scenes may hold as well (see [`Scene::shared_mesh`]).
+    pub fn add_shared_mesh(&mut self, mesh: Arc<TriangleMesh>) -> MeshId {
         self.meshes.push(mesh);
         MeshId(self.meshes.len() as u32 - 1)
+    }
+
+    /// The mesh with this id, to add to another scene without a copy.
+    pub fn shared_mesh(&self, id: MeshId) -> &Arc<TriangleMesh> {
+        &self.meshes[id.0 as usize]
     }
 
     /// The mesh with this id.
@@ -78,7 +93,7 @@ impl Scene {
 
     /// The mesh with this id, to update its vertices (call [`Scene::commit`] afterwards).
     pub fn mesh_mut(&mut self, id: MeshId) -> &mut TriangleMesh {
-        &mut self.meshes[id.0 as usize]
+        Arc::make_mut(&mut self.meshes[id.0 as usize])
     }
 
     /// Number of meshes.
@@ -86,10 +101,14 @@ impl Scene {
         self.meshes.len()
     }
 
-    /// All meshes, to update many at once (e.g. in parallel with rayon's `par_iter_mut`);
-    /// call [`Scene::commit`] afterwards.
-    pub fn meshes_mut(&mut self) -> &mut [TriangleMesh] {
-        &mut self.meshes
+    /// Gives mesh `i` the vertices `vertices[i]` where there are some (see
+    /// [`TriangleMesh::update_vertices`]), in parallel; call [`Scene::commit`] afterwards.
+    pub fn update_meshes(&mut self, vertices: &[Option<&[glam::Vec3]>]) {
+        (self.meshes.par_iter_mut().zip(vertices)).for_each(|(mesh, vertices)| {
+            if let Some(v) = vertices {
+                Arc::make_mut(mesh).update_vertices(v);
+            }
+        });
     }
 
     /// Places a mesh; returns the instance index reported in hits. Call [`Scene::commit`]
@@ -122,7 +141,7 @@ impl Scene {
     pub fn memory_bytes(&self) -> usize {
         self.meshes
             .iter()
-            .map(TriangleMesh::memory_bytes)
+            .map(|mesh| mesh.memory_bytes())
             .sum::<usize>()
             + self.instances.capacity() * std::mem::size_of::<Instance>()
             + self.tlas.nodes.capacity() * std::mem::size_of::<crate::bvh::Node>()

@@ -45,9 +45,9 @@ impl SceneGround {
                 continue;
             }
             let instance = built.scene.instance(i as u32);
-            let mesh = *copied
-                .entry(instance.mesh)
-                .or_insert_with(|| scene.add_mesh(built.scene.mesh(instance.mesh).clone()));
+            let mesh = *copied.entry(instance.mesh).or_insert_with(|| {
+                scene.add_shared_mesh(built.scene.shared_mesh(instance.mesh).clone())
+            });
             scene.add_instance(mesh, instance.world_from_mesh);
         }
         scene.commit();

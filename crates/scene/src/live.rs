@@ -3,9 +3,10 @@
 //! into its own mesh and refitted, then the top level rebuilt. Sensors then see exactly the
 //! bodies of that instant; no actor is culled or simplified for being out of view.
 
-use crate::{BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose};
+use crate::{Body, BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
+use passerby_raycast::Scene;
 use passerby_sim::gait::AnimationState;
 use passerby_sim::{External, Simulation};
 use passerby_world::{Transform, World};
@@ -47,6 +48,7 @@ pub enum LiveError {
 }
 
 /// A skinned actor's animation resources.
+#[derive(Clone)]
 struct Animated {
     body: SkinnedBody,
     /// Clip name → index, for the clips the actor uses.
@@ -174,6 +176,7 @@ pub struct Skeleton {
 }
 
 /// A keyframe-mesh actor's blend buffer.
+#[derive(Clone)]
 struct Blended {
     body: KeyframedBody,
     vertices: Vec<Vec3>,
@@ -204,8 +207,39 @@ impl Blended {
 pub struct LiveScene {
     /// The scene and what each instance is.
     pub built: BuiltScene,
+    /// How its actors stand in it.
+    posing: Posing,
+    /// A second copy of what moves, posed for the next step while sensors read this one (see
+    /// [`LiveScene::overlap`]); made on first use.
+    ahead: Option<Ahead>,
+}
+
+/// The posing state of the actors of one copy of the scene.
+#[derive(Clone)]
+struct Posing {
     animated: Vec<Animated>,
     blended: Vec<Blended>,
+}
+
+/// The scene (its moving meshes its own, the rest shared) and posing state of the next step.
+struct Ahead {
+    scene: Scene,
+    posing: Posing,
+    /// The step it was posed for, with the reach it was posed for; `None` while it is not
+    /// ready (or was used).
+    posed_for: Option<(u64, Vec<Reach>)>,
+}
+
+/// What [`LiveScene::catch_up`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CatchUp {
+    /// The copy posed ahead was this step's: it is now the scene.
+    Used,
+    /// No copy was posed for this step: update the scene.
+    NotReady,
+    /// The simulation that posed the copy is not in step with this one (the copy is dropped):
+    /// update the scene, and stop posing ahead.
+    Diverged,
 }
 
 impl LiveScene {
@@ -287,16 +321,15 @@ impl LiveScene {
             .collect();
         Ok(LiveScene {
             built,
-            animated,
-            blended,
+            posing: Posing { animated, blended },
+            ahead: None,
         })
     }
 
     /// The skeletons of the skinned actors as last posed (the first skin of each model), for
     /// ground-truth markers.
     pub fn skeletons(&self) -> Vec<Skeleton> {
-        self.animated
-            .iter()
+        (self.posing.animated.iter())
             .filter_map(|a| {
                 let model = &a.body.model;
                 let skin = model.skins.first()?;
@@ -345,114 +378,203 @@ impl LiveScene {
         sim: &Simulation,
         reach: Option<&[Reach]>,
     ) -> Result<(), LiveError> {
-        let scene = &mut self.built.scene;
-        for body in &self.built.bodies {
-            let pose = sim
-                .pose(&body.object)
-                .ok_or_else(|| LiveError::Mismatch(body.object.clone()))?;
-            let scale = sim
-                .external(&body.object)
-                .map_or(Vec3::ONE, |e| vec3(e.scale));
-            let world_from_object = affine_from_pose(&pose) * Affine3A::from_scale(scale);
-            for &(instance, object_from_mesh) in &body.instances {
-                scene.set_transform(instance, world_from_object * object_from_mesh);
-            }
-        }
-        // Pose and skin every actor in parallel (each into its own buffer), then refit their
-        // meshes in parallel; neither depends on the thread count.
-        let actors = sim.actors();
-        // Whether an actor may be seen (its feet within a sensor's range plus its body's
-        // size), and whether a ray cast now may touch it.
-        let seen = |p: &passerby_world::Pose3, body: f32, arcs: bool| {
-            let feet = [p.x as f32, p.y as f32, p.z as f32];
-            reach.map_or((true, true), |reaches| {
-                reaches.iter().fold((false, false), |(seen, touched), r| {
-                    let (s, t) = r.sees(feet, body, arcs);
-                    (seen || s, touched || t)
-                })
-            })
-        };
-        for a in &mut self.animated {
-            (a.posed, a.fresh) = actors.get(a.body.actor).map_or((false, false), |actor| {
-                // Parts moved from outside may go anywhere: no arc spares such a body.
-                let scale = actor
-                    .external
-                    .scale
-                    .iter()
-                    .fold(1.0f64, |m, &s| m.max(s.abs()));
-                let arcs = actor.external.parts.is_empty() && scale.is_finite();
-                seen(&actor.pose, a.reach * scale as f32, arcs)
-            });
-        }
-        self.animated
-            .par_iter_mut()
-            .filter(|a| a.posed)
-            .map(|a| -> Result<(), LiveError> {
-                let Some(actor) = actors.get(a.body.actor) else {
-                    return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
-                };
-                let model = a.body.model.clone();
-                sample(
-                    &model,
-                    &a.clips,
-                    actor.animation(),
-                    &mut a.pose,
-                    &mut a.fading,
-                );
-                apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
-                a.poser.update(&model, &a.pose);
-                if !a.fresh {
-                    return Ok(());
+        let built = &mut self.built;
+        pose_scene(
+            &mut built.scene,
+            &mut self.posing,
+            &built.bodies,
+            sim,
+            reach,
+        )
+    }
+
+    /// Runs `sensors` on the scene as it stands (step `now` of a simulation) while a second copy
+    /// of it is posed for the next step, as [`LiveScene::update_within`] would pose it: `ahead`
+    /// (a second simulation of the same world and seed, in step with the first up to `now`)
+    /// makes that step and `reach` says what the sensors will cast in it. Sensors and posing
+    /// share the threads; what each produces does not depend on their number. The copy becomes
+    /// the scene at [`LiveScene::catch_up`].
+    pub fn overlap<R: Send>(
+        &mut self,
+        sensors: impl FnOnce(&BuiltScene) -> R + Send,
+        ahead: &mut Simulation,
+        now: u64,
+        reach: impl FnOnce(&Simulation) -> Vec<Reach> + Send,
+    ) -> (R, Result<(), LiveError>) {
+        let copy = self.ahead.get_or_insert_with(|| Ahead {
+            scene: self.built.scene.clone(),
+            posing: self.posing.clone(),
+            posed_for: None,
+        });
+        let built = &self.built;
+        rayon::join(
+            || sensors(built),
+            || {
+                copy.posed_for = None;
+                while ahead.steps() <= now {
+                    ahead.step();
                 }
-                a.vertices.clear();
-                for mesh in &model.meshes {
-                    let start = a.vertices.len();
-                    a.vertices.resize(start + mesh.positions.len(), Vec3::ZERO);
-                    a.poser
-                        .pose_mesh(&model, mesh, &mut a.vertices[start..], None);
-                }
-                for v in &mut a.vertices {
-                    *v = a.to_assimp.transform_point3(*v);
-                }
+                let reach = reach(ahead);
+                pose_scene(
+                    &mut copy.scene,
+                    &mut copy.posing,
+                    &built.bodies,
+                    ahead,
+                    Some(&reach),
+                )?;
+                copy.posed_for = Some((ahead.steps(), reach));
                 Ok(())
-            })
-            .collect::<Result<Vec<()>, LiveError>>()?;
-        let now = sim.time();
-        for b in &mut self.blended {
-            b.fresh = actors
-                .get(b.body.actor)
-                // Keyframe meshes may be of any size: no arc spares them.
-                .is_some_and(|actor| seen(&actor.pose, BODY_REACH, false).1);
+            },
+        )
+    }
+
+    /// Makes the copy posed by [`LiveScene::overlap`] the scene if it was posed for the step
+    /// `sim` has just made, with `reach`, from a simulation (`ahead`, now at that step) whose
+    /// actors and bodies stand exactly as `sim`'s: then the scene is what
+    /// [`LiveScene::update_within`] would have made of it for every ray the sensors cast.
+    pub fn catch_up(&mut self, sim: &Simulation, ahead: &Simulation, reach: &[Reach]) -> CatchUp {
+        let Some(copy) = &mut self.ahead else {
+            return CatchUp::NotReady;
+        };
+        let Some((step, posed_reach)) = copy.posed_for.take() else {
+            return CatchUp::NotReady;
+        };
+        if step != sim.steps() || ahead.steps() != step {
+            return CatchUp::NotReady;
         }
-        self.blended
-            .par_iter_mut()
-            .filter(|b| b.fresh)
-            .for_each(|b| b.blend(now));
-        let mut posed: Vec<Option<&[Vec3]>> = vec![None; scene.mesh_count()];
-        for a in self.animated.iter().filter(|a| a.fresh) {
-            if let Some(slot) = posed.get_mut(a.body.mesh.0 as usize) {
-                *slot = Some(&a.vertices);
-            }
+        if posed_reach != reach || !same_scene_inputs(&self.built.bodies, sim, ahead) {
+            self.ahead = None;
+            return CatchUp::Diverged;
         }
-        for b in self.blended.iter().filter(|b| b.fresh) {
-            if let Some(slot) = posed.get_mut(b.body.mesh.0 as usize) {
-                *slot = Some(&b.vertices);
-            }
-        }
-        scene
-            .meshes_mut()
-            .par_iter_mut()
-            .zip(posed)
-            .for_each(|(mesh, vertices)| {
-                if let Some(v) = vertices {
-                    mesh.update_vertices(v);
-                }
-            });
-        scene.commit();
-        Ok(())
+        std::mem::swap(&mut self.built.scene, &mut copy.scene);
+        std::mem::swap(&mut self.posing, &mut copy.posing);
+        CatchUp::Used
     }
 }
 
+/// Whether two simulations give [`pose_scene`] the same inputs: what it reads of each.
+fn same_scene_inputs(bodies: &[Body], a: &Simulation, b: &Simulation) -> bool {
+    let external_scale =
+        |sim: &Simulation, object: &str| sim.external(object).ok().map(|e| e.scale);
+    a.time() == b.time()
+        && (bodies.iter()).all(|body| {
+            a.pose(&body.object) == b.pose(&body.object)
+                && external_scale(a, &body.object) == external_scale(b, &body.object)
+        })
+        && a.actors().len() == b.actors().len()
+        && (a.actors().iter().zip(b.actors())).all(|(x, y)| {
+            x.pose == y.pose && x.external == y.external && x.animation() == y.animation()
+        })
+}
+
+/// Places every movable instance of `scene` as `sim` stands and poses its actors (see
+/// [`LiveScene::update_within`]), then commits it.
+fn pose_scene(
+    scene: &mut Scene,
+    posing: &mut Posing,
+    bodies: &[Body],
+    sim: &Simulation,
+    reach: Option<&[Reach]>,
+) -> Result<(), LiveError> {
+    for body in bodies {
+        let pose = sim
+            .pose(&body.object)
+            .ok_or_else(|| LiveError::Mismatch(body.object.clone()))?;
+        let scale = sim
+            .external(&body.object)
+            .map_or(Vec3::ONE, |e| vec3(e.scale));
+        let world_from_object = affine_from_pose(&pose) * Affine3A::from_scale(scale);
+        for &(instance, object_from_mesh) in &body.instances {
+            scene.set_transform(instance, world_from_object * object_from_mesh);
+        }
+    }
+    // Pose and skin every actor in parallel (each into its own buffer), then refit their
+    // meshes in parallel; neither depends on the thread count.
+    let actors = sim.actors();
+    // Whether an actor may be seen (its feet within a sensor's range plus its body's
+    // size), and whether a ray cast now may touch it.
+    let seen = |p: &passerby_world::Pose3, body: f32, arcs: bool| {
+        let feet = [p.x as f32, p.y as f32, p.z as f32];
+        reach.map_or((true, true), |reaches| {
+            reaches.iter().fold((false, false), |(seen, touched), r| {
+                let (s, t) = r.sees(feet, body, arcs);
+                (seen || s, touched || t)
+            })
+        })
+    };
+    for a in &mut posing.animated {
+        (a.posed, a.fresh) = actors.get(a.body.actor).map_or((false, false), |actor| {
+            // Parts moved from outside may go anywhere: no arc spares such a body.
+            let scale = actor
+                .external
+                .scale
+                .iter()
+                .fold(1.0f64, |m, &s| m.max(s.abs()));
+            let arcs = actor.external.parts.is_empty() && scale.is_finite();
+            seen(&actor.pose, a.reach * scale as f32, arcs)
+        });
+    }
+    posing
+        .animated
+        .par_iter_mut()
+        .filter(|a| a.posed)
+        .map(|a| -> Result<(), LiveError> {
+            let Some(actor) = actors.get(a.body.actor) else {
+                return Err(LiveError::Mismatch(format!("actor #{}", a.body.actor)));
+            };
+            let model = a.body.model.clone();
+            sample(
+                &model,
+                &a.clips,
+                actor.animation(),
+                &mut a.pose,
+                &mut a.fading,
+            );
+            apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
+            a.poser.update(&model, &a.pose);
+            if !a.fresh {
+                return Ok(());
+            }
+            a.vertices.clear();
+            for mesh in &model.meshes {
+                let start = a.vertices.len();
+                a.vertices.resize(start + mesh.positions.len(), Vec3::ZERO);
+                a.poser
+                    .pose_mesh(&model, mesh, &mut a.vertices[start..], None);
+            }
+            for v in &mut a.vertices {
+                *v = a.to_assimp.transform_point3(*v);
+            }
+            Ok(())
+        })
+        .collect::<Result<Vec<()>, LiveError>>()?;
+    let now = sim.time();
+    for b in &mut posing.blended {
+        b.fresh = actors
+            .get(b.body.actor)
+            // Keyframe meshes may be of any size: no arc spares them.
+            .is_some_and(|actor| seen(&actor.pose, BODY_REACH, false).1);
+    }
+    posing
+        .blended
+        .par_iter_mut()
+        .filter(|b| b.fresh)
+        .for_each(|b| b.blend(now));
+    let mut posed: Vec<Option<&[Vec3]>> = vec![None; scene.mesh_count()];
+    for a in posing.animated.iter().filter(|a| a.fresh) {
+        if let Some(slot) = posed.get_mut(a.body.mesh.0 as usize) {
+            *slot = Some(&a.vertices);
+        }
+    }
+    for b in posing.blended.iter().filter(|b| b.fresh) {
+        if let Some(slot) = posed.get_mut(b.body.mesh.0 as usize) {
+            *slot = Some(&b.vertices);
+        }
+    }
+    scene.update_meshes(&posed);
+    scene.commit();
+    Ok(())
+}
 fn vec3(v: [f64; 3]) -> Vec3 {
     Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
 }

@@ -20,7 +20,7 @@ pub mod rgbd;
 mod rig;
 mod shading;
 
-pub use rig::{Observation, Rig};
+pub use rig::{Observation, ReachPlan, Rig};
 
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Ray;

@@ -25,6 +25,7 @@ use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The order in which to cast a block of `columns` x `rings` beams (indices column-major, rings
@@ -210,7 +211,7 @@ pub struct Lidar {
     rng: SensorRng,
     sweep: Sweep,
     /// Per column, radians.
-    azimuths: Vec<f64>,
+    azimuths: Arc<[f64]>,
     /// Columns cast by one parallel task: about 256 beams, in whole packet tiles.
     group_columns: u32,
     /// [`packet_order`] of a group of `group_columns` columns.
@@ -240,7 +241,7 @@ impl Lidar {
             columns,
             rng,
             sweep: Sweep::new(0.0, rings, columns, noise),
-            azimuths: params.column_azimuths(),
+            azimuths: params.column_azimuths().into(),
             group_columns,
             group_order,
         }
@@ -276,7 +277,7 @@ impl Lidar {
                 }
             }
             ScanMode::Rotating => {
-                for (columns, finishes) in self.rotating_plan(t_now) {
+                for (columns, finishes) in self.reach_plan().rotating_plan(t_now) {
                     if !columns.is_empty() {
                         self.cast(view, world_from_sensor, columns, true);
                     }
@@ -290,65 +291,23 @@ impl Lidar {
         done
     }
 
-    /// What a rotating lidar's `step` at `t_now` does: the columns whose times are at or
-    /// before the end of the step and were not cast yet (the scene is posed at the step's end;
-    /// a column exactly there belongs to this step), and whether that ends the sweep (then the
-    /// next sweep's columns follow).
-    fn rotating_plan(&self, t_now: f64) -> Vec<(std::ops::Range<u32>, bool)> {
-        let slack = 1e-9;
-        let per_column = self.period / f64::from(self.columns);
-        let (mut stamp, mut first) = (self.sweep.stamp, self.sweep.next_column);
-        let mut plan = Vec::new();
-        loop {
-            let mut last = first;
-            while last < self.columns && stamp + f64::from(last) * per_column <= t_now + slack {
-                last += 1;
-            }
-            let finishes = last == self.columns;
-            plan.push((first..last, finishes));
-            if !finishes {
-                return plan;
-            }
-            stamp += self.period;
-            first = 0;
+    /// What decides the rays its steps cast, as it stands now.
+    pub fn reach_plan(&self) -> LidarReach {
+        LidarReach {
+            scan_mode: self.params.scan_mode,
+            period: self.period,
+            columns: self.columns,
+            stamp: self.sweep.stamp,
+            next_column: self.sweep.next_column,
+            azimuths: self.azimuths.clone(),
+            max_range: self.max_range(),
         }
     }
 
     /// The rays `step` at `t_now` will cast (`due`: a flash lidar's frame is due), for
     /// posing only the actors they may meet.
     pub fn rays_cast(&self, world_from_sensor: &Affine3A, t_now: f64, due: bool) -> RaysCast {
-        let columns: Vec<_> = match self.params.scan_mode {
-            ScanMode::Flash => return if due { RaysCast::All } else { RaysCast::None },
-            ScanMode::Rotating => (self.rotating_plan(t_now).into_iter())
-                .map(|(c, _)| c)
-                .filter(|c| !c.is_empty())
-                .collect(),
-        };
-        let [only] = &columns[..] else {
-            // None, or a sweep's end and the next's start: rare enough to pose everyone.
-            return if columns.is_empty() {
-                RaysCast::None
-            } else {
-                RaysCast::All
-            };
-        };
-        // A column's rays lie in the half-plane of its azimuth; azimuths are monotonic along
-        // the sweep.
-        let (a, b) = (
-            self.azimuths[only.start as usize],
-            self.azimuths[only.end as usize - 1],
-        );
-        let half_width = ((a - b).abs() / 2.0) as f32;
-        if half_width >= std::f32::consts::FRAC_PI_2 {
-            return RaysCast::All;
-        }
-        let axis = |k: usize| world_from_sensor.matrix3.col(k).to_array();
-        RaysCast::Arc {
-            x_axis: axis(0),
-            y_axis: axis(1),
-            mid: ((a + b) / 2.0) as f32,
-            half_width,
-        }
+        self.reach_plan().rays_cast(world_from_sensor, t_now, due)
     }
 
     /// Emits the current sweep and starts the next at `next_stamp`.
@@ -491,5 +450,100 @@ impl Lidar {
             }
         }
         points
+    }
+}
+
+/// What decides which rays a lidar casts in a step (see [`Lidar::reach_plan`]): owned, so the
+/// next step's can be found while the lidar runs this one.
+#[derive(Clone, Debug)]
+pub struct LidarReach {
+    scan_mode: ScanMode,
+    period: f64,
+    columns: u32,
+    /// Start of the sweep under way, and its next column to cast.
+    stamp: f64,
+    next_column: u32,
+    azimuths: Arc<[f64]>,
+    max_range: f32,
+}
+
+impl LidarReach {
+    /// Metres.
+    pub fn max_range(&self) -> f32 {
+        self.max_range
+    }
+
+    /// As it will stand once the lidar has run the step ending at `t_now`.
+    pub fn after(mut self, t_now: f64) -> LidarReach {
+        if self.scan_mode == ScanMode::Rotating {
+            for (columns, finishes) in self.rotating_plan(t_now) {
+                self.next_column = columns.end;
+                if finishes {
+                    (self.stamp, self.next_column) = (self.stamp + self.period, 0);
+                }
+            }
+        }
+        self
+    }
+
+    /// What a rotating lidar's `step` at `t_now` does: the columns whose times are at or
+    /// before the end of the step and were not cast yet (the scene is posed at the step's end;
+    /// a column exactly there belongs to this step), and whether that ends the sweep (then the
+    /// next sweep's columns follow).
+    fn rotating_plan(&self, t_now: f64) -> Vec<(std::ops::Range<u32>, bool)> {
+        let slack = 1e-9;
+        let per_column = self.period / f64::from(self.columns);
+        let (mut stamp, mut first) = (self.stamp, self.next_column);
+        let mut plan = Vec::new();
+        loop {
+            let mut last = first;
+            while last < self.columns && stamp + f64::from(last) * per_column <= t_now + slack {
+                last += 1;
+            }
+            let finishes = last == self.columns;
+            plan.push((first..last, finishes));
+            if !finishes {
+                return plan;
+            }
+            stamp += self.period;
+            first = 0;
+        }
+    }
+
+    /// The rays the lidar's `step` at `t_now` will cast (`due`: a flash lidar's frame is
+    /// due).
+    pub fn rays_cast(&self, world_from_sensor: &Affine3A, t_now: f64, due: bool) -> RaysCast {
+        let columns: Vec<_> = match self.scan_mode {
+            ScanMode::Flash => return if due { RaysCast::All } else { RaysCast::None },
+            ScanMode::Rotating => (self.rotating_plan(t_now).into_iter())
+                .map(|(c, _)| c)
+                .filter(|c| !c.is_empty())
+                .collect(),
+        };
+        let [only] = &columns[..] else {
+            // None, or a sweep's end and the next's start: rare enough to pose everyone.
+            return if columns.is_empty() {
+                RaysCast::None
+            } else {
+                RaysCast::All
+            };
+        };
+        // A column's rays lie in the half-plane of its azimuth; azimuths are monotonic along
+        // the sweep.
+        let (a, b) = (
+            self.azimuths[only.start as usize],
+            self.azimuths[only.end as usize - 1],
+        );
+        let half_width = ((a - b).abs() / 2.0) as f32;
+        if half_width >= std::f32::consts::FRAC_PI_2 {
+            return RaysCast::All;
+        }
+        let axis = |k: usize| world_from_sensor.matrix3.col(k).to_array();
+        RaysCast::Arc {
+            x_axis: axis(0),
+            y_axis: axis(1),
+            mid: ((a + b) / 2.0) as f32,
+            half_width,
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::flat::FlatStatics;
 use crate::gnss::{Gnss, GnssFix};
 use crate::imu::{Imu, ImuSample};
 use crate::laser::{Laser, LaserScan};
-use crate::lidar::{Lidar, PointCloud};
+use crate::lidar::{Lidar, LidarReach, PointCloud};
 use crate::noise::SensorRng;
 use crate::rgbd::RgbdCamera;
 use glam::{Affine3A, DQuat, DVec3};
@@ -179,40 +179,34 @@ impl Rig {
     /// simulation has just made (after `sim.step()`, before [`Rig::step`]), for sparing work
     /// on bodies none of them can see.
     pub fn reach(&self, sim: &Simulation) -> Vec<Reach> {
-        let now = sim.time();
-        let due = sim.sensors_due();
-        let is_due = |sensor| due.contains(sensor);
-        let reach = |pose: Affine3A, radius: f32, rays: RaysCast| Reach {
-            centre: pose.translation.to_array(),
-            radius,
-            rays,
-        };
-        let all_or_none = |sensor| {
-            if is_due(sensor) {
-                RaysCast::All
-            } else {
-                RaysCast::None
+        self.reach_plan().reach(sim)
+    }
+
+    /// What [`Rig::reach`] of the step after the one `sim` has just made will depend on, as it
+    /// will stand once [`Rig::step`] has run this one: for finding that reach while it runs.
+    pub fn next_reach_plan(&self, sim: &Simulation) -> ReachPlan {
+        let mut plan = self.reach_plan();
+        for (_, reaching) in &mut plan.sensors {
+            if let Reaching::Lidar(lidar) = reaching {
+                *lidar = lidar.clone().after(sim.time());
             }
-        };
-        let lidars = self.lidars.iter().map(|(m, l)| {
-            let pose = m.world_from_sensor(sim);
-            let rays = l.rays_cast(&pose, now, is_due(&m.sensor));
-            reach(pose, l.max_range(), rays)
-        });
-        let lasers = self.lasers.iter().map(|(m, l)| {
-            let pose = m.world_from_sensor(sim);
-            reach(pose, l.max_range(), all_or_none(&m.sensor))
-        });
-        let cameras = self.cameras.iter().map(|(m, c)| {
-            let pose = m.world_from_sensor(sim);
+        }
+        plan
+    }
+
+    fn reach_plan(&self) -> ReachPlan {
+        let lidars =
+            (self.lidars.iter()).map(|(m, l)| (m.clone(), Reaching::Lidar(l.reach_plan())));
+        let lasers =
+            (self.lasers.iter()).map(|(m, l)| (m.clone(), Reaching::WhenDue(l.max_range())));
+        let cameras = (self.cameras.iter()).map(|(m, c)| {
             let range = c.lens.intrinsics().clip_max as f32;
-            reach(pose, range, all_or_none(&m.sensor))
+            (m.clone(), Reaching::WhenDue(range))
         });
-        let rgbds = self.rgbds.iter().map(|(m, c)| {
-            let pose = m.world_from_sensor(sim);
-            reach(pose, c.max_range(), all_or_none(&m.sensor))
-        });
-        lidars.chain(lasers).chain(cameras).chain(rgbds).collect()
+        let rgbds = (self.rgbds.iter()).map(|(m, c)| (m.clone(), Reaching::WhenDue(c.max_range())));
+        ReachPlan {
+            sensors: lidars.chain(lasers).chain(cameras).chain(rgbds).collect(),
+        }
     }
 
     /// How every camera finds what its pixels see (rasterised by default).
@@ -342,5 +336,46 @@ impl Rig {
             }
         }
         out
+    }
+}
+
+/// What the reach of the sensors in a step depends on (see [`Rig::next_reach_plan`]).
+#[derive(Clone, Debug)]
+pub struct ReachPlan {
+    /// Lidars, lasers, cameras, RGB-D cameras, each in world order.
+    sensors: Vec<(Mount, Reaching)>,
+}
+
+#[derive(Clone, Debug)]
+enum Reaching {
+    /// A lidar, from where its sweep stands.
+    Lidar(LidarReach),
+    /// Everything within this range when due, nothing otherwise.
+    WhenDue(f32),
+}
+
+impl ReachPlan {
+    /// As [`Rig::reach`] for the step `sim` has just made.
+    pub fn reach(&self, sim: &Simulation) -> Vec<Reach> {
+        let now = sim.time();
+        let due = sim.sensors_due();
+        (self.sensors.iter())
+            .map(|(mount, reaching)| {
+                let pose = mount.world_from_sensor(sim);
+                let is_due = due.contains(&mount.sensor);
+                let (radius, rays) = match reaching {
+                    Reaching::Lidar(lidar) => {
+                        (lidar.max_range(), lidar.rays_cast(&pose, now, is_due))
+                    }
+                    Reaching::WhenDue(radius) if is_due => (*radius, RaysCast::All),
+                    Reaching::WhenDue(radius) => (*radius, RaysCast::None),
+                };
+                Reach {
+                    centre: pose.translation.to_array(),
+                    radius,
+                    rays,
+                }
+            })
+            .collect()
     }
 }

@@ -124,14 +124,14 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
             None => Vec::new(),
         };
-        pipeline.sim.set_replay(parsed.rows, commands)?;
+        pipeline.set_replay(parsed.rows, commands)?;
     } else if let Some(c) = &args.commands {
         let p = passerby_timed::read_commands(c);
         if report(&p.diags, &p.sources) {
             return Ok(ExitCode::from(1));
         }
         // The world's own poses (a MAVS simulation's) stay.
-        pipeline.sim.set_replay(world.replay.clone(), p.rows)?;
+        pipeline.set_replay(world.replay.clone(), p.rows)?;
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let compression = match args.compression {

@@ -72,24 +72,26 @@ pub fn run(
             })
             .collect();
         println!(
-            "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{simulated:.3},\"wall_seconds\":{wall:.3},\"real_time_factor\":{factor:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"sensors\":[{}]}}",
+            "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{simulated:.3},\"wall_seconds\":{wall:.3},\"real_time_factor\":{factor:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"steps_posed_ahead\":{},\"sensors\":[{}]}}",
             world.source.display().to_string(),
             pool.current_num_threads(),
             sim.steps(),
             t_sim.as_secs_f64(),
             t_scene.as_secs_f64(),
             t_sensors.as_secs_f64(),
+            times.posed_ahead,
             sensors.join(",")
         );
     } else {
         println!(
-            "simulated {simulated:.2} s in {wall:.2} s wall on {} thread(s): {factor:.2}x real time ({} steps of {:.4} s; simulation {:.2} s, scene updates {:.2} s, sensors {:.2} s)",
+            "simulated {simulated:.2} s in {wall:.2} s wall on {} thread(s): {factor:.2}x real time ({} steps of {:.4} s; simulation {:.2} s, scene updates {:.2} s, sensors and posing ahead {:.2} s; {} steps posed ahead)",
             pool.current_num_threads(),
             sim.steps(),
             sim.timestep(),
             t_sim.as_secs_f64(),
             t_scene.as_secs_f64(),
-            t_sensors.as_secs_f64()
+            t_sensors.as_secs_f64(),
+            times.posed_ahead
         );
         for (n, t) in &tally {
             println!(

@@ -11,6 +11,7 @@ use passerby_scene::{BuiltScene, CatchUp, LiveScene, SceneGround};
 use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::{SimOptions, Simulation};
 use passerby_world::{TimedCommand, TimedTransform, World};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Wall time spent in each stage.
@@ -89,6 +90,39 @@ impl Pipeline {
 
     /// One step of every stage; the observations it completed.
     pub fn step(&mut self) -> anyhow::Result<Vec<Observation>> {
+        let helpers = rayon::current_num_threads().saturating_sub(1);
+        if helpers == 0 {
+            return self.step_inner();
+        }
+        // A step's parallel passes are short (a rotating lidar's columns of 5 ms): between them
+        // an idle worker would go to sleep, and take tens of microseconds to wake for the next
+        // one. The other workers spin through the step instead, taking work as it comes and
+        // yielding their core to other threads (the recording's writer) when there is none. A
+        // spinner that lands on this thread (while it waits in a join) returns at once: only
+        // this thread ends the step.
+        let this_thread = rayon::current_thread_index();
+        let done = AtomicBool::new(false);
+        rayon::scope(|s| {
+            for _ in 0..helpers {
+                s.spawn(|_| {
+                    if rayon::current_thread_index() == this_thread {
+                        return;
+                    }
+                    while !done.load(Ordering::Acquire) {
+                        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                            std::thread::yield_now();
+                        }
+                    }
+                });
+            }
+            let result = self.step_inner();
+            done.store(true, Ordering::Release);
+            result
+        })
+    }
+
+    /// [`Pipeline::step`] on the thread it is called on (and any workers that help).
+    fn step_inner(&mut self) -> anyhow::Result<Vec<Observation>> {
         let t0 = Instant::now();
         self.sim.step();
         let t1 = Instant::now();

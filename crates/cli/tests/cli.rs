@@ -395,6 +395,26 @@ fn a_full_disk_is_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn a_lidar_that_sees_nothing_records_empty_sweeps() {
+    // The MAVS rig alone: a lidar and a camera in a world with no geometry at all.
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("empty.mcap");
+    let out = passerby(&[
+        "run",
+        "examples/mavs_rig.world.xml",
+        "--duration",
+        "0.3",
+        "--out",
+        out_file.to_str().unwrap(),
+        "-q",
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(std::fs::metadata(&out_file).unwrap().len() > 1000);
+}
+
+#[test]
 fn mavs_scenes_load_with_a_rig_and_report_errors_with_their_json_path() {
     let out = passerby(&[
         "check",

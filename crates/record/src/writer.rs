@@ -73,7 +73,9 @@ fn observation_bytes(o: &Observation) -> usize {
         c.rgb.len() + 10 * c.instance.len()
     }
     match o {
-        Observation::PointCloud(c) => c.points.len() * std::mem::size_of_val(&c.points[..1]),
+        Observation::PointCloud(c) => {
+            c.points.len() * std::mem::size_of::<passerby_sensors::lidar::LidarPoint>()
+        }
         Observation::LaserScan(s) => 4 * (s.ranges.len() + s.intensities.len()),
         Observation::Camera(c) => camera(c),
         Observation::Rgbd(f) => {

@@ -7,7 +7,7 @@
 //! passes). That copy is used only if the simulation it came from stands exactly as the run's
 //! and the sensors' reach is the one it was posed for; else the step is posed as usual.
 
-use passerby_scene::{BuiltScene, CatchUp, LiveScene, SceneGround};
+use passerby_scene::{BuiltScene, LiveScene, SceneGround};
 use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::{SimOptions, Simulation};
 use passerby_world::{TimedCommand, TimedTransform, World};
@@ -29,15 +29,16 @@ pub struct StageTimes {
 
 /// A world running.
 pub struct Pipeline {
-    /// The simulation.
-    pub sim: Simulation,
+    /// The simulation ([`Pipeline::sim`]).
+    sim: Simulation,
     /// The scene following it.
     pub live: LiveScene,
     /// The sensors.
     pub rig: Rig,
     /// Time per stage.
     pub times: StageTimes,
-    /// The same world one step ahead, for posing the next step early; `None` if it diverged.
+    /// A second simulation of the same world, for posing the next step early (see the module
+    /// comment); `None` once the run's simulation was changed from outside.
     ahead: Option<Simulation>,
 }
 
@@ -72,6 +73,21 @@ impl Pipeline {
             .chain(self.rig.notices())
             .cloned()
             .collect()
+    }
+
+    /// The run's simulation, as the last step left it.
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// The run's simulation, to change from outside between steps. Posing ahead stops for the
+    /// rest of the run: the second simulation would not know of the change. (No command changes
+    /// a running simulation yet; the tests do.)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        self.ahead = None;
+        self.live.discard_ahead();
+        &mut self.sim
     }
 
     /// Replays recorded poses and commands (see [`Simulation::set_replay`]), in both
@@ -124,20 +140,21 @@ impl Pipeline {
     /// [`Pipeline::step`] on the thread it is called on (and any workers that help).
     fn step_inner(&mut self) -> anyhow::Result<Vec<Observation>> {
         let t0 = Instant::now();
-        self.sim.step();
+        // When the last step posed ahead, the second simulation has made the very step this
+        // one would make: it becomes the run's, and the run's becomes the second (moved two
+        // steps on while this step's sensors run).
+        match &mut self.ahead {
+            Some(ahead) if ahead.steps() == self.sim.steps() + 1 => {
+                std::mem::swap(&mut self.sim, ahead);
+            }
+            _ => self.sim.step(),
+        }
         let t1 = Instant::now();
         let reach = self.rig.reach(&self.sim);
-        let caught_up = match &self.ahead {
-            Some(ahead) => self.live.catch_up(&self.sim, ahead, &reach),
-            None => CatchUp::NotReady,
-        };
-        match caught_up {
-            CatchUp::Used => self.times.posed_ahead += 1,
-            CatchUp::NotReady => self.live.update_within(&self.sim, Some(&reach))?,
-            CatchUp::Diverged => {
-                self.ahead = None;
-                self.live.update_within(&self.sim, Some(&reach))?;
-            }
+        if self.live.catch_up(self.sim.steps(), &reach) {
+            self.times.posed_ahead += 1;
+        } else {
+            self.live.update_within(&self.sim, Some(&reach))?;
         }
         let t2 = Instant::now();
         let observations = match &mut self.ahead {
@@ -211,7 +228,7 @@ mod tests {
                         y: 0.5,
                         ..Default::default()
                     };
-                    pipeline.sim.set_pose("walker", pose).unwrap();
+                    pipeline.sim_mut().set_pose("walker", pose).unwrap();
                 }
                 all.extend(pipeline.step().unwrap());
             }
@@ -245,7 +262,7 @@ mod tests {
         let steps = 120;
         let (serial, _) = run(1, steps, Some(60));
         let (overlapped, ahead) = run(2, steps, Some(60));
-        // The second simulation did not see the move: its copy is refused, and no more are made.
+        // Posing ahead stops at the move (the second simulation would not know of it).
         assert_eq!(ahead, 59);
         assert!(same(&serial, &overlapped));
         // The move is seen: the sweeps after it differ from those of an undisturbed run.

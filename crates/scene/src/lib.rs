@@ -27,7 +27,7 @@ mod sky;
 pub use appearance::{Surface, SurfaceMaterial, TriangleLook};
 pub use build::{build_scene, rest_vertices};
 pub use ground::SceneGround;
-pub use live::{CatchUp, LiveError, LiveScene, RaysCast, Reach, Skeleton};
+pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
 pub use shapes::cuboid;
 pub use sky::SkyBox;
 

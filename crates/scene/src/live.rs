@@ -230,18 +230,6 @@ struct Ahead {
     posed_for: Option<(u64, Vec<Reach>)>,
 }
 
-/// What [`LiveScene::catch_up`] found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CatchUp {
-    /// The copy posed ahead was this step's: it is now the scene.
-    Used,
-    /// No copy was posed for this step: update the scene.
-    NotReady,
-    /// The simulation that posed the copy is not in step with this one (the copy is dropped):
-    /// update the scene, and stop posing ahead.
-    Diverged,
-}
-
 impl LiveScene {
     /// Takes a scene built from `world` and checks that every skinned actor's clip names exist.
     pub fn new(built: BuiltScene, world: &World) -> Result<LiveScene, LiveError> {
@@ -428,43 +416,29 @@ impl LiveScene {
         )
     }
 
-    /// Makes the copy posed by [`LiveScene::overlap`] the scene if it was posed for the step
-    /// `sim` has just made, with `reach`, from a simulation (`ahead`, now at that step) whose
-    /// actors and bodies stand exactly as `sim`'s: then the scene is what
+    /// Makes the copy posed by [`LiveScene::overlap`] the scene if it was posed for step
+    /// `step` with `reach`, from a simulation that made the very step the one this scene
+    /// follows has just made (the caller's to vouch for): then the scene is what
     /// [`LiveScene::update_within`] would have made of it for every ray the sensors cast.
-    pub fn catch_up(&mut self, sim: &Simulation, ahead: &Simulation, reach: &[Reach]) -> CatchUp {
+    /// Whether it did.
+    pub fn catch_up(&mut self, step: u64, reach: &[Reach]) -> bool {
         let Some(copy) = &mut self.ahead else {
-            return CatchUp::NotReady;
+            return false;
         };
-        let Some((step, posed_reach)) = copy.posed_for.take() else {
-            return CatchUp::NotReady;
-        };
-        if step != sim.steps() || ahead.steps() != step {
-            return CatchUp::NotReady;
-        }
-        if posed_reach != reach || !same_scene_inputs(&self.built.bodies, sim, ahead) {
-            self.ahead = None;
-            return CatchUp::Diverged;
+        if copy.posed_for.take() != Some((step, reach.to_vec())) {
+            return false;
         }
         std::mem::swap(&mut self.built.scene, &mut copy.scene);
         std::mem::swap(&mut self.posing, &mut copy.posing);
-        CatchUp::Used
+        true
     }
-}
 
-/// Whether two simulations give [`pose_scene`] the same inputs: what it reads of each.
-fn same_scene_inputs(bodies: &[Body], a: &Simulation, b: &Simulation) -> bool {
-    let external_scale =
-        |sim: &Simulation, object: &str| sim.external(object).ok().map(|e| e.scale);
-    a.time() == b.time()
-        && (bodies.iter()).all(|body| {
-            a.pose(&body.object) == b.pose(&body.object)
-                && external_scale(a, &body.object) == external_scale(b, &body.object)
-        })
-        && a.actors().len() == b.actors().len()
-        && (a.actors().iter().zip(b.actors())).all(|(x, y)| {
-            x.pose == y.pose && x.external == y.external && x.animation() == y.animation()
-        })
+    /// Forgets the copy posed ahead (its simulation no longer stands for the run's).
+    pub fn discard_ahead(&mut self) {
+        if let Some(copy) = &mut self.ahead {
+            copy.posed_for = None;
+        }
+    }
 }
 
 /// Places every movable instance of `scene` as `sim` stands and poses its actors (see

@@ -172,12 +172,12 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         bar
     });
     let result: anyhow::Result<()> = pool.install(|| {
-        while pipeline.sim.time() < args.duration - 1e-9 {
+        while pipeline.sim().time() < args.duration - 1e-9 {
             if interrupted.load(Ordering::SeqCst) {
                 break;
             }
             let observations = pipeline.step()?;
-            let mut skeletons = vec![Vec::new(); pipeline.sim.actors().len()];
+            let mut skeletons = vec![Vec::new(); pipeline.sim().actors().len()];
             for s in pipeline.live.skeletons() {
                 if let Some(lines) = skeletons.get_mut(s.actor) {
                     *lines = s
@@ -188,18 +188,18 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             if let Some(d) = &mut dumper {
-                d.dump_step(&pipeline.sim, &observations)?;
+                d.dump_step(pipeline.sim(), &observations)?;
             }
-            recorder.record_step(&pipeline.sim, observations, &skeletons)?;
+            recorder.record_step(pipeline.sim(), observations, &skeletons)?;
             if args.realtime_factor > 0.0 {
-                let due = Duration::from_secs_f64(pipeline.sim.time() / args.realtime_factor);
+                let due = Duration::from_secs_f64(pipeline.sim().time() / args.realtime_factor);
                 if let Some(wait) = due.checked_sub(started.elapsed()) {
                     std::thread::sleep(wait);
                 }
             }
-            let t = pipeline.sim.time();
+            let t = pipeline.sim().time();
             if let Some(bar) = &bar {
-                if pipeline.sim.steps() % 20 == 0 {
+                if pipeline.sim().steps() % 20 == 0 {
                     bar.set_position((t * 1000.0) as u64);
                     bar.set_message(format!(
                         "{t:.2}/{:.1} s simulated, {:.2}x real time, {:.1} MB",
@@ -224,7 +224,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     // Whatever happened, finish the file so that it stays readable; the loop's own error (a
     // full disk, say) is the one to report.
-    let simulated = pipeline.sim.time();
+    let simulated = pipeline.sim().time();
     let finished = recorder.finish();
     let dumped = dumper.map(|d| d.finish()).transpose();
     result?;

@@ -35,7 +35,7 @@ pub fn run(
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     let started = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
-        while run.sim.time() < seconds - 1e-9 {
+        while run.sim().time() < seconds - 1e-9 {
             for o in run.step()? {
                 let (name, points) = match &o {
                     Observation::PointCloud(c) => (full_name(&c.sensor), c.points.len()),
@@ -57,7 +57,7 @@ pub fn run(
         Ok(())
     })?;
     let wall = started.elapsed().as_secs_f64();
-    let (sim, times) = (&run.sim, run.times);
+    let (sim, times) = (run.sim(), run.times);
     let (t_sim, t_scene, t_sensors) = (times.simulation, times.scene, times.sensors);
     let simulated = sim.time();
     let factor = simulated / wall.max(1e-9);

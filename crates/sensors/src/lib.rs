@@ -19,6 +19,7 @@ pub mod raster;
 pub mod rgbd;
 mod rig;
 mod shading;
+pub mod tasks;
 
 pub use rig::{Observation, ReachPlan, Rig};
 

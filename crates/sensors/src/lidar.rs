@@ -24,7 +24,6 @@ use passerby_raycast::PACKET;
 use passerby_scene::RaysCast;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
-use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -341,15 +340,14 @@ impl Lidar {
         timed: bool,
     ) {
         let per_task = self.group_columns;
-        let groups: Vec<std::ops::Range<u32>> = (columns.clone())
+        let mut groups: Vec<std::ops::Range<u32>> = (columns.clone())
             .step_by(per_task as usize)
             .map(|c| c..(c + per_task).min(columns.end))
             .collect();
         let this = &*self;
-        let parts: Vec<Vec<LidarPoint>> = groups
-            .into_par_iter()
-            .map(|group| this.cast_columns(view, world_from_sensor, group, timed))
-            .collect();
+        let parts = crate::tasks::map_spinning(&mut groups, |group| {
+            this.cast_columns(view, world_from_sensor, group.clone(), timed)
+        });
         for part in parts {
             self.sweep.points.extend_from_slice(&part);
         }

@@ -270,14 +270,11 @@ impl Rig {
         let lighting = &self.lighting;
         let (lidar_scans, (frames, rgbd_frames)) = rayon::join(
             || {
-                self.lidars
-                    .par_iter_mut()
-                    .map(|(mount, lidar)| {
-                        let pose = mount.world_from_sensor(sim);
-                        let is_due = due.contains(&mount.sensor);
-                        lidar.step(view, &pose, now, is_due)
-                    })
-                    .collect::<Vec<_>>()
+                crate::tasks::map_spinning(&mut self.lidars, |(mount, lidar)| {
+                    let pose = mount.world_from_sensor(sim);
+                    let is_due = due.contains(&mount.sensor);
+                    lidar.step(view, &pose, now, is_due)
+                })
             },
             || {
                 rayon::join(

@@ -64,6 +64,9 @@ struct Animated {
     reach: f32,
     /// Re-posed (skeleton) in the current update.
     posed: bool,
+    /// The simulation step it was last posed at (`None`: at rest since the start). Its
+    /// skeleton is the one of that step while no sensor can see it.
+    posed_at: Option<u64>,
     /// Re-skinned in the current update.
     fresh: bool,
 }
@@ -295,6 +298,7 @@ impl LiveScene {
                 to_assimp: model.frame.assimp_from_file,
                 reach,
                 posed: false,
+                posed_at: None,
                 fresh: false,
             });
         }
@@ -430,6 +434,15 @@ impl LiveScene {
         }
         std::mem::swap(&mut self.built.scene, &mut copy.scene);
         std::mem::swap(&mut self.posing, &mut copy.posing);
+        // An actor no sensor could see keeps the skeleton it was last posed with, which the
+        // other copy may hold (it was posed a step later than this one).
+        for (now, other) in (self.posing.animated.iter_mut()).zip(&copy.posing.animated) {
+            if other.posed_at > now.posed_at {
+                now.pose.clone_from(&other.pose);
+                now.poser.clone_from(&other.poser);
+                now.posed_at = other.posed_at;
+            }
+        }
         true
     }
 
@@ -465,6 +478,7 @@ fn pose_scene(
     // Pose and skin every actor in parallel (each into its own buffer), then refit their
     // meshes in parallel; neither depends on the thread count.
     let actors = sim.actors();
+    let step = sim.steps();
     // Whether an actor may be seen (its feet within a sensor's range plus its body's
     // size), and whether a ray cast now may touch it.
     let seen = |p: &passerby_world::Pose3, body: f32, arcs: bool| {
@@ -506,6 +520,7 @@ fn pose_scene(
             );
             apply_parts(&model, &a.nodes, &actor.name, &actor.external, &mut a.pose)?;
             a.poser.update(&model, &a.pose);
+            a.posed_at = Some(step);
             if !a.fresh {
                 return Ok(());
             }

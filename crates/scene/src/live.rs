@@ -2,6 +2,12 @@
 //! scale), every skinned actor re-posed from its clips, its parts' transforms applied, skinned
 //! into its own mesh and refitted, then the top level rebuilt. Sensors then see exactly the
 //! bodies of that instant; no actor is culled or simplified for being out of view.
+//!
+//! A second copy of what moves (its own actor meshes and posing state; static meshes are shared)
+//! can be posed for the next step while sensors read this one ([`LiveScene::overlap`]), and
+//! becomes the scene at [`LiveScene::catch_up`]. An actor's body out of every sensor's reach may
+//! then be staler in one copy than in the other: no ray can meet it, and its skeleton (which is
+//! recorded) is taken from whichever copy posed it last.
 
 use crate::{Body, BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose};
 use glam::{Affine3A, Mat4, Quat, Vec3};

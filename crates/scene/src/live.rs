@@ -435,8 +435,9 @@ impl LiveScene {
         let Some(copy) = &mut self.ahead else {
             return false;
         };
-        if copy.posed_for.take() != Some((step, reach.to_vec())) {
-            return false;
+        match copy.posed_for.take() {
+            Some((posed_step, posed_reach)) if posed_step == step && posed_reach == reach => {}
+            _ => return false,
         }
         std::mem::swap(&mut self.built.scene, &mut copy.scene);
         std::mem::swap(&mut self.posing, &mut copy.posing);

@@ -1,11 +1,12 @@
 //! The stages of a run wired together: simulation step, scene update (skinning, refits), every
 //! sensor. Shared by `run` and `bench --simulate`.
 //!
-//! With more than one thread, each step's sensors run side by side with posing a second copy of
-//! the scene for the next step, from a second simulation of the same world one step ahead (the
-//! scene update would otherwise leave all but one thread idle between the sensors' parallel
-//! passes). That copy is used only if the simulation it came from stands exactly as the run's
-//! and the sensors' reach is the one it was posed for; else the step is posed as usual.
+//! With more than one thread, each step's sensors run side by side with the next step: a second
+//! simulation of the same world and seed makes it, and a second copy of the scene is posed for
+//! it (the simulation step and the scene update would otherwise leave all but one thread idle
+//! between the sensors' parallel passes). At the next step the two simulations trade places,
+//! and the copy becomes the scene if the sensors' reach is the one it was posed for. A change
+//! made from outside to the run's simulation ([`Pipeline::sim_mut`]) ends this for the run.
 
 use passerby_scene::{BuiltScene, LiveScene, SceneGround};
 use passerby_sensors::{Observation, Rig, SceneView};
@@ -17,9 +18,10 @@ use std::time::{Duration, Instant};
 /// Wall time spent in each stage.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StageTimes {
-    /// Simulation steps.
+    /// Simulation steps made between the sensors' passes (those made ahead run with the
+    /// sensors).
     pub simulation: Duration,
-    /// Scene updates.
+    /// Scene updates made between the sensors' passes (and taking up a copy posed ahead).
     pub scene: Duration,
     /// Sensors (and, overlapped with them, posing the next step).
     pub sensors: Duration,

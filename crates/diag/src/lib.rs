@@ -243,6 +243,7 @@ impl Diagnostic {
                 1
             };
             let gutter = line.to_string().len();
+            let (text, col) = line_window(text, col);
             let pad: String = text
                 .chars()
                 .take(col - 1)
@@ -260,6 +261,31 @@ impl Diagnostic {
         }
         out
     }
+}
+
+/// Characters of a source line quoted under a diagnostic; longer lines (a minified or
+/// generated file can hold megabytes on one line) are cut to a window around the column.
+const QUOTED_LINE_CHARS: usize = 160;
+
+/// The part of `text` to quote for 1-based character column `col`, and the column within it.
+fn line_window(text: &str, col: usize) -> (String, usize) {
+    let len = text.chars().count();
+    if len <= QUOTED_LINE_CHARS {
+        return (text.to_owned(), col);
+    }
+    let start = col
+        .saturating_sub(1 + QUOTED_LINE_CHARS / 3)
+        .min(len - QUOTED_LINE_CHARS);
+    let mut window: String = text.chars().skip(start).take(QUOTED_LINE_CHARS).collect();
+    let mut col = col - start;
+    if start > 0 {
+        window.insert(0, '…');
+        col += 1;
+    }
+    if start + QUOTED_LINE_CHARS < len {
+        window.push('…');
+    }
+    (window, col)
 }
 
 /// Collects diagnostics during a load; deduplicates "once per file" warnings.
@@ -381,6 +407,29 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("|          ^^^"), "{text}");
+    }
+
+    #[test]
+    fn a_long_line_is_quoted_around_the_column_only() {
+        let mut map = SourceMap::new();
+        let line = format!("{}XY{}", "a".repeat(100_000), "b".repeat(100_000));
+        let id = map.add("/w.xml", line);
+        let d = Diagnostic::error(Span::new(id, 100_000, 100_002), "here");
+        let text = d.render(&map);
+        assert!(text.len() < 1_000, "{} bytes", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        let (quoted, caret) = (lines[2], lines[3]);
+        assert!(
+            quoted.contains("…aaa") && quoted.ends_with("bbb…"),
+            "{quoted}"
+        );
+        // The caret still sits under `XY`.
+        let at = caret.find('^').unwrap();
+        let under: String = quoted.chars().skip(at).take(2).collect();
+        assert_eq!(under, "XY", "{quoted}\n{caret}");
+        // Near a line's start or end the window keeps that end.
+        let d = Diagnostic::error(Span::new(id, 0, 1), "start");
+        assert!(d.render(&map).lines().nth(2).unwrap().ends_with("aaa…"));
     }
 
     #[test]

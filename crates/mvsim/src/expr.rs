@@ -64,6 +64,7 @@ pub fn evaluate(
     let mut parser = Parser {
         tokens: &tokens,
         pos: 0,
+        depth: 0,
         var,
         rng,
         end: text.len(),
@@ -222,9 +223,17 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     Ok(out)
 }
 
+/// How deeply an expression may nest (parentheses, unary operators, `^` and `? :` chains,
+/// function arguments). The parser recurses once per level, so without this bound an input
+/// of a few kilobytes (9,000 parentheses) overflowed the stack. ExprTk's own default is 400;
+/// no world comes near either.
+pub const MAX_NESTING: usize = 256;
+
 struct Parser<'a> {
     tokens: &'a [(Tok, usize)],
     pos: usize,
+    /// Levels of recursion entered so far (see [`MAX_NESTING`]).
+    depth: usize,
     var: &'a dyn Fn(&str) -> Option<f64>,
     rng: &'a mut ExprRng,
     end: usize,
@@ -277,7 +286,27 @@ impl Parser<'_> {
         found
     }
 
+    /// Runs `parse` one nesting level deeper, or fails once [`MAX_NESTING`] is reached.
+    fn nested(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<f64, ExprError>,
+    ) -> Result<f64, ExprError> {
+        if self.depth >= MAX_NESTING {
+            return self.error(format!(
+                "expression nested more than {MAX_NESTING} levels deep"
+            ));
+        }
+        self.depth += 1;
+        let value = parse(self);
+        self.depth -= 1;
+        value
+    }
+
     fn ternary(&mut self) -> Result<f64, ExprError> {
+        self.nested(Self::ternary_level)
+    }
+
+    fn ternary_level(&mut self) -> Result<f64, ExprError> {
         let cond = self.or()?;
         if self.peek() == Some(&Tok::Question) {
             self.pos += 1;
@@ -369,7 +398,7 @@ impl Parser<'_> {
 
     fn unary(&mut self) -> Result<f64, ExprError> {
         if let Some(op) = self.eat_word(&["-", "+", "!"]) {
-            let v = self.unary()?;
+            let v = self.nested(Self::unary)?;
             return Ok(match op.as_str() {
                 "-" => -v,
                 "!" => bool_value(!truth(v)),
@@ -382,7 +411,7 @@ impl Parser<'_> {
     fn power(&mut self) -> Result<f64, ExprError> {
         let base = self.primary()?;
         if self.eat_word(&["^"]).is_some() {
-            let exponent = self.unary()?;
+            let exponent = self.nested(Self::unary)?;
             return Ok(base.powf(exponent));
         }
         Ok(base)
@@ -663,6 +692,31 @@ mod tests {
         assert!(eval("atan2(1)").unwrap_err().message.contains("takes 2"));
         assert!(eval("1 # 2").is_err());
         assert!(eval("10^400").unwrap_err().message.contains("inf"));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        // Each of these aborted the process with a stack overflow before the bound.
+        let deep = MAX_NESTING + 1;
+        let cases = [
+            format!("{}1{}", "(".repeat(9_000), ")".repeat(9_000)),
+            format!("{}1", "-".repeat(100_000)),
+            format!("{}1", "2^".repeat(100_000)),
+            format!("{}1", "1?".repeat(50_000)) + &":1".repeat(50_000),
+            format!("{}1{}", "sin(".repeat(9_000), ")".repeat(9_000)),
+            format!("{}1{}", "(".repeat(deep), ")".repeat(deep)),
+        ];
+        for text in cases {
+            let e = eval(&text).unwrap_err();
+            assert!(e.message.contains("nested more than"), "{}", e.message);
+        }
+        // Deep but within the bound still evaluates, on a test thread's small stack.
+        let fine = MAX_NESTING - 2;
+        assert_eq!(
+            eval(&format!("{}1{}", "(".repeat(fine), ")".repeat(fine))).unwrap(),
+            1.0
+        );
+        assert_eq!(eval(&format!("{}1", "-".repeat(fine))).unwrap(), 1.0);
     }
 
     #[test]

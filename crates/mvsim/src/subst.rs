@@ -268,7 +268,7 @@ fn substitute_pass(
                 let vars = |name: &str| numeric_variable(scope, name);
                 let value = expr::evaluate(body, &vars, rng).map_err(|e| SubstError {
                     offset: at(offset + open_len + e.offset),
-                    message: format!("in `$f{{{body}}}`: {}", e.message),
+                    message: format!("in `$f{{{}}}`: {}", abbreviated(body), e.message),
                 })?;
                 expr::format_g(value)
             }
@@ -279,6 +279,15 @@ fn substitute_pass(
     }
     next.push_str(rest);
     Ok(next)
+}
+
+/// An expression as quoted in a message: whole if short, else its first 60 characters.
+fn abbreviated(body: &str) -> String {
+    const SHOWN: usize = 60;
+    match body.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &body[..cut]),
+        None => body.to_owned(),
+    }
 }
 
 fn matching_paren(text: &str, from: usize) -> Option<usize> {

@@ -53,6 +53,10 @@ pub struct GlobalArgs {
     /// Let `$(cmd)` in world files run shell commands (off: a world must not run programs).
     #[arg(long, global = true)]
     pub allow_shell: bool,
+    /// Multiply every input limit (sensor sizes and rates, recorded bytes per second, includes;
+    /// docs/limits.md) by this factor, for worlds that really mean it.
+    #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR")]
+    pub limits_scale: f64,
     /// More log output (-v: debug, -vv: trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,

@@ -31,7 +31,14 @@ fn check_prints_a_summary_of_a_valid_world() {
     assert!(stdout.contains("sensors: 25 (25 laser)\n"), "{stdout}");
     assert!(
         stdout.contains(
-            "  veh25/laser1 laser: period 0.05 s (20.0000 Hz), 100 rays over 360.0 deg\n"
+            "  veh25/laser1 laser: period 0.05 s (20.0000 Hz), 100 rays over 360.0 deg; 2.0 k rays/s, 56.0 kB/s to record\n"
+        ),
+        "{stdout}"
+    );
+    // 25 lasers of 100 rays at 20 Hz, 28 bytes a point.
+    assert!(
+        stdout.contains(
+            "expected output: 1.40 MB of sensor data per simulated second, before compression\n"
         ),
         "{stdout}"
     );

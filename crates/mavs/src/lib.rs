@@ -49,6 +49,8 @@ pub struct Options {
     pub seed: u64,
     /// A MAVS actor file (rigid meshes on waypoint paths) to add; scenes do not name them.
     pub actors: Option<PathBuf>,
+    /// What sensors may ask for (docs/limits.md).
+    pub limits: passerby_world::budget::Limits,
 }
 
 /// A load's result.
@@ -129,6 +131,7 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
         opts.seed,
         rig,
     );
+    reader.limits = opts.limits.clone();
     if sim_input::is_sim_input(&root) {
         reader.sim_input(&root);
     } else {

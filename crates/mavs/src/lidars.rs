@@ -69,7 +69,8 @@ impl ScanPattern {
                 "vertical range [{lo}, {hi}] with step {step}: expected lo <= hi and a positive step"
             ));
         }
-        let rays = self.columns() as f64 * self.beams().len() as f64;
+        // Counted, not listed: a tiny step must be refused before anything is allocated.
+        let rays = self.columns() as f64 * self.beam_count() as f64;
         if rays > 1e8 {
             return Err(format!("{rays} rays per scan: too many"));
         }
@@ -82,13 +83,20 @@ impl ScanPattern {
         ((hi - lo) / step + 1e-6).floor() as usize + 1
     }
 
+    /// How many beams [`ScanPattern::beams`] lists.
+    fn beam_count(&self) -> usize {
+        match self.vertical {
+            Some((lo, hi, step)) => ((hi - lo) / step - 1e-6).ceil().max(0.0) as usize + 1,
+            None => 1,
+        }
+    }
+
     /// Beam elevations, degrees, ascending.
     fn beams(&self) -> Vec<f64> {
         match self.vertical {
-            Some((lo, hi, step)) => {
-                let n = ((hi - lo) / step - 1e-6).ceil().max(0.0) as usize + 1;
-                (0..n).map(|i| lo + i as f64 * step).collect()
-            }
+            Some((lo, _, step)) => (0..self.beam_count())
+                .map(|i| lo + i as f64 * step)
+                .collect(),
             None => vec![0.0],
         }
     }

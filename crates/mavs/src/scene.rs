@@ -50,6 +50,8 @@ pub(crate) struct SceneReader<'a> {
     pub(crate) heights: Option<HeightSurface>,
     /// Trails of the layered surface: width (m) and course (x, y).
     pub(crate) trails: Vec<(f64, Vec<[f64; 2]>)>,
+    /// What sensors may ask for.
+    pub limits: passerby_world::budget::Limits,
 }
 
 impl<'a> SceneReader<'a> {
@@ -75,6 +77,7 @@ impl<'a> SceneReader<'a> {
             names: HashMap::new(),
             heights: None,
             trails: Vec::new(),
+            limits: passerby_world::budget::Limits::default(),
         }
     }
 

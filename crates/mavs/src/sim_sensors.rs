@@ -10,6 +10,7 @@ use crate::lidars::{ScanPattern, lidar_sensor, lidar_with};
 use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
 use glam::{DQuat, EulerRot};
+use passerby_world::budget::{Quantity, SensorBudget};
 use passerby_world::{CameraParams, GnssParams, Pose3, Sensor, SensorKind};
 
 const SENSOR_KEYS: [&str; 10] = [
@@ -61,8 +62,26 @@ fn pose_of(offset: [f64; 3], q: DQuat) -> Pose3 {
 }
 
 impl SceneReader<'_> {
-    /// Sensor `index` of the file at JSON path `path`; `None` when skipped or wrong (reported).
+    /// Sensor `index` of the file at JSON path `path`; `None` when skipped, wrong or over the
+    /// limits on sizes and rates (reported).
     pub(crate) fn mavs_sensor(&mut self, item: &Value, path: &str, index: usize) -> Option<Sensor> {
+        let sensor = self.mavs_sensor_unchecked(item, path, index)?;
+        let budget = SensorBudget::of(&sensor);
+        if let Some(exceeded) = self.limits.exceeded(&budget) {
+            let key = match exceeded.quantity {
+                Quantity::Rate => "Repitition Rate (Hz)",
+                _ if item.get("Input File").is_some() => "Input File",
+                _ => "Model",
+            };
+            let span = item.get(key).map_or(item.span, |v| v.span);
+            let message = format!("{} `{}`: {exceeded}", sensor.class_name(), sensor.name);
+            self.report.error(span, &format!("{path}.{key}"), message);
+            return None;
+        }
+        Some(sensor)
+    }
+
+    fn mavs_sensor_unchecked(&mut self, item: &Value, path: &str, index: usize) -> Option<Sensor> {
         self.report.object(item, path)?;
         self.report
             .unknown_members(item, path, "sensor", &SENSOR_KEYS);

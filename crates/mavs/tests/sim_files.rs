@@ -273,6 +273,52 @@ fn bad_sensors_and_pose_files_are_errors_at_their_place() {
         &m,
         "`Sensors[5].Repitition Rate (Hz)`: must be positive, found 0",
     );
+    // Sizes and rates beyond any real sensor are refused before anything is allocated.
+    put(
+        &dir,
+        "sensors/huge.json",
+        r#"{"Pixels": [20000, 480], "FocalLength": 0.0035}"#,
+    );
+    put(
+        &dir,
+        "sensors/dense.json",
+        r#"{"Scan Pattern": {"Horizontal Range": [-180.0, 180.0], "Horizontal Step": 0.0001,
+            "Vertical Range": [-15.0, 15.0], "Vertical Step": 2.0}}"#,
+    );
+    // A vertical step of 1e-12 degrees asked for 3e13 beams (an abort, allocating them).
+    put(
+        &dir,
+        "sensors/tiny_step.json",
+        r#"{"Scan Pattern": {"Horizontal Range": [-180.0, 180.0], "Horizontal Step": 1.0,
+            "Vertical Range": [-15.0, 15.0], "Vertical Step": 1e-12}}"#,
+    );
+    put(
+        &dir,
+        "sims/huge.json",
+        r#"{"Scene": {"Input File": "scenes/brick_scene.json"},
+        "Sensors": [
+          {"Type": "camera", "Input File": "sensors/huge.json", "Name": "wide"},
+          {"Type": "lidar", "Model": "VLP-16", "Name": "fast", "Repitition Rate (Hz)": 1e9},
+          {"Type": "lidar", "Input File": "sensors/dense.json", "Name": "dense"},
+          {"Type": "lidar", "Input File": "sensors/tiny_step.json", "Name": "tiny"}
+        ]}"#,
+    );
+    let loaded = load(&dir, "sims/huge.json");
+    assert!(loaded.world.is_none());
+    let m = messages(&loaded);
+    expect(
+        &m,
+        "`Sensors[0].Input File`: camera `wide`: an image side of 20000 pixels is over the limit",
+    );
+    expect(
+        &m,
+        "`Sensors[1].Repitition Rate (Hz)`: lidar3d `fast`: a rate of 1.000e9 Hz is over the limit",
+    );
+    expect(&m, "`Sensors[2].Input File`: lidar3d `dense`");
+    expect(
+        &m,
+        "`$.Scan Pattern`: 10830000000000360 rays per scan: too many",
+    );
     put(
         &dir,
         "sims/kind.json",

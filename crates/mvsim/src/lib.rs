@@ -63,6 +63,8 @@ pub struct LoadOptions {
     pub allow_shell: bool,
     /// Environment lookups.
     pub environment: Environment,
+    /// Sensor sizes and rates, includes: what a world may ask for (docs/limits.md).
+    pub limits: passerby_world::budget::Limits,
 }
 
 impl Default for LoadOptions {
@@ -72,6 +74,7 @@ impl Default for LoadOptions {
             mvsim_data: bundled_mvsim_data(),
             allow_shell: false,
             environment: Environment::Process,
+            limits: passerby_world::budget::Limits::default(),
         }
     }
 }

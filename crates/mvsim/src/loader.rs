@@ -21,6 +21,17 @@ const MAX_TOTAL_FOR_ITERATIONS: u64 = 2_000_000;
 /// Include files larger than this are refused (a world is text, not a disk image).
 const MAX_INCLUDE_BYTES: u64 = 64 << 20;
 
+/// Whether `bytes` can be an XML file: UTF-8 (a byte-order mark allowed) without NUL bytes
+/// whose first non-blank character, if any, opens a tag.
+fn looks_like_xml(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let start = text.trim_start();
+    !text.contains('\0') && (start.is_empty() || start.starts_with('<'))
+}
+
 /// State of one world load.
 pub(crate) struct Loader<'o> {
     pub opts: &'o LoadOptions,
@@ -35,6 +46,12 @@ pub(crate) struct Loader<'o> {
     include_stack: Vec<PathBuf>,
     /// `<for>` iterations so far.
     for_iterations: u64,
+    /// Includes expanded so far, and the bytes they read (bounded by the load's limits, so
+    /// that files including each other twice cannot fan out exponentially).
+    includes: u64,
+    included_bytes: u64,
+    /// Bytes per simulated second the sensors read so far will record.
+    pub world_bytes_per_second: f64,
     pub block_classes: HashMap<String, Rc<Element>>,
     pub vehicle_classes: HashMap<String, Rc<Element>>,
     pub actor_classes: HashMap<String, Rc<Element>>,
@@ -76,6 +93,9 @@ impl<'o> Loader<'o> {
             object_vars: BTreeMap::new(),
             include_stack: Vec::new(),
             for_iterations: 0,
+            includes: 0,
+            included_bytes: 0,
+            world_bytes_per_second: 0.0,
             block_classes: HashMap::new(),
             vehicle_classes: HashMap::new(),
             actor_classes: HashMap::new(),
@@ -436,6 +456,21 @@ impl<'o> Loader<'o> {
             );
             return None;
         }
+        let limits = &self.opts.limits;
+        if self.includes >= limits.max_includes {
+            // Said once: the includes past the limit are many, and each would say it again.
+            if self.includes == limits.max_includes {
+                self.diags.error(
+                    span,
+                    format!(
+                        "more than {} includes in all (do files include each other more than once?); --limits-scale raises the limit",
+                        limits.max_includes
+                    ),
+                );
+                self.includes += 1;
+            }
+            return None;
+        }
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) => {
@@ -446,6 +481,29 @@ impl<'o> Loader<'o> {
                 return None;
             }
         };
+        self.includes += 1;
+        self.included_bytes += bytes.len() as u64;
+        if self.included_bytes > limits.max_included_bytes {
+            if self.included_bytes - (bytes.len() as u64) <= limits.max_included_bytes {
+                self.diags.error(
+                    span,
+                    format!(
+                        "includes read more than {} bytes in all; --limits-scale raises the limit",
+                        limits.max_included_bytes
+                    ),
+                );
+            }
+            return None;
+        }
+        // A file that is not XML text is named, never quoted: a world from someone else must
+        // not print lines of any file it names (`<include file="/etc/shadow"/>`).
+        if !looks_like_xml(&bytes) {
+            self.diags.error(
+                span,
+                format!("include file `{}` is not an XML file", path.display()),
+            );
+            return None;
+        }
         let text = String::from_utf8_lossy(&bytes).into_owned();
         tracing::debug!(file = %path.display(), depth = self.include_stack.len(), "including");
         let file = self.sources.add(&path, text);

@@ -139,7 +139,14 @@ impl Loader<'_> {
             Some(v) => {
                 self.diags.error(
                     span,
-                    format!("<{name}> is {v}: expected an integer of at least {min}"),
+                    if v < i64::from(min) {
+                        format!("<{name}> is {v}: expected an integer of at least {min}")
+                    } else {
+                        format!(
+                            "<{name}> is {v}: expected an integer of at most {}",
+                            u32::MAX
+                        )
+                    },
                 );
                 default
             }

@@ -5,6 +5,7 @@
 use crate::loader::Loader;
 use crate::params::Params;
 use crate::xml::Element;
+use passerby_world::budget::{Quantity, SensorBudget};
 use passerby_world::*;
 
 const CLASSES: &[&str] = &["laser", "lidar3d", "camera", "rgbd_camera", "imu", "gnss"];
@@ -75,16 +76,61 @@ impl Loader<'_> {
             _ => SensorKind::Gnss(self.gnss(&mut p)),
         };
         p.accept(GUI_ONLY);
-        self.finish_params(p, &format!("a `{class}` sensor"));
-        self.object_vars.clear();
-        Some(Sensor {
+        let sensor = Sensor {
             name,
             pose,
             period,
             publish,
             visuals,
             kind,
-        })
+        };
+        let within_budget = self.check_budget(el, &mut p, parent, &sensor);
+        self.finish_params(p, &format!("a `{class}` sensor"));
+        self.object_vars.clear();
+        within_budget.then_some(sensor)
+    }
+
+    /// Refuses a sensor whose size or rate is over the load's [`Limits`], at the tag that
+    /// makes it so, before anything is allocated for it; adds its output to the world's.
+    fn check_budget(
+        &mut self,
+        el: &Element,
+        p: &mut Params<'_>,
+        parent: &str,
+        sensor: &Sensor,
+    ) -> bool {
+        let limits = &self.opts.limits;
+        let budget = SensorBudget::of(sensor);
+        let label = format!("{} `{parent}/{}`", sensor.class_name(), sensor.name);
+        if let Some(exceeded) = limits.exceeded(&budget) {
+            let tag = blamed_tag(sensor, &budget, exceeded.quantity);
+            let span = p.find(tag).map_or(el.span, |e| e.span);
+            let shape = match &sensor.kind {
+                SensorKind::Lidar3d(l) => {
+                    let rings = l
+                        .vertical_ray_angles
+                        .as_ref()
+                        .map_or(l.vert_nrays as usize, Vec::len);
+                    format!(" ({rings} rings x {} columns)", l.horz_nrays)
+                }
+                _ => String::new(),
+            };
+            self.diags
+                .error(span, format!("{label}{shape}: {exceeded}"));
+            return false;
+        }
+        self.world_bytes_per_second += budget.bytes_per_second;
+        if self.world_bytes_per_second > limits.max_world_bytes_per_second {
+            self.diags.error(
+                el.span,
+                format!(
+                    "with {label} the world's sensors record {:.3e} bytes per simulated second, over the limit of {:.3e} (docs/limits.md; --limits-scale raises it)",
+                    self.world_bytes_per_second, limits.max_world_bytes_per_second
+                ),
+            );
+            return false;
+        }
+        true
     }
 
     /// `<pose_3d>x y z yaw pitch roll</pose_3d>`, or 2D `<pose>x y yaw</pose>` with `<height>`.
@@ -363,5 +409,52 @@ impl Loader<'_> {
             ),
             vertical_std_noise: self.p_non_negative(p, "vertical_std_noise", d.vertical_std_noise),
         }
+    }
+}
+
+/// The tag to point at when `quantity` is over its limit: the one that contributes most.
+fn blamed_tag(sensor: &Sensor, budget: &SensorBudget, quantity: Quantity) -> &'static str {
+    // A rate this high is the likelier mistake than the frame's size.
+    const HIGH_RATE_HZ: f64 = 1000.0;
+    let per_second = matches!(
+        quantity,
+        Quantity::SamplesPerSecond | Quantity::BytesPerSecond
+    );
+    if quantity == Quantity::Rate || (per_second && budget.rate_hz > HIGH_RATE_HZ) {
+        return "sensor_period";
+    }
+    let image = |i: &Intrinsics, cols: &'static str, rows: &'static str, aa: u32| {
+        if aa > 4 && quantity != Quantity::ImageSide {
+            "antialias"
+        } else if i.ncols >= i.nrows {
+            cols
+        } else {
+            rows
+        }
+    };
+    match &sensor.kind {
+        SensorKind::Laser(_) => "nrays",
+        SensorKind::Lidar3d(l) => {
+            let rings = l
+                .vertical_ray_angles
+                .as_ref()
+                .map_or(l.vert_nrays as usize, Vec::len);
+            if rings as u64 > u64::from(l.horz_nrays) {
+                "vert_nrays"
+            } else {
+                "horz_nrays"
+            }
+        }
+        SensorKind::Camera(c) => image(&c.intrinsics, "ncols", "nrows", c.antialias),
+        SensorKind::RgbdCamera(c) => {
+            let depth = u64::from(c.depth.ncols) * u64::from(c.depth.nrows);
+            let rgb = u64::from(c.rgb.ncols) * u64::from(c.rgb.nrows);
+            if c.sense_depth && (depth >= rgb || !c.sense_rgb) {
+                image(&c.depth, "depth_ncols", "depth_nrows", 1)
+            } else {
+                image(&c.rgb, "rgb_ncols", "rgb_nrows", c.antialias)
+            }
+        }
+        SensorKind::Imu(_) | SensorKind::Gnss(_) => "sensor_period",
     }
 }

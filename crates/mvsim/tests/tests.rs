@@ -5,5 +5,6 @@ mod util;
 
 mod bad_input;
 mod language;
+mod limits;
 mod mutations;
 mod shared_worlds;

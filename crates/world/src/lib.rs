@@ -10,6 +10,7 @@
 //! Must not touch: files, text, diagnostics or any behaviour. It is data only, so it can be
 //! snapshot in tests and shared between threads freely.
 
+pub mod budget;
 mod elements;
 mod meshes;
 mod objects;

@@ -227,7 +227,11 @@ impl Lidar3dParams {
     /// Rays cast per sweep (rings that skip columns count only their firings).
     pub fn rays_per_sweep(&self) -> u64 {
         let columns = u64::from(self.horz_nrays.max(1));
-        let rings = self.beam_elevations().len() as u64;
+        // Counted, not listed: a huge `vert_nrays` must be refused before anything is allocated.
+        let rings = match &self.vertical_ray_angles {
+            Some(angles) => angles.len() as u64,
+            None => u64::from(self.vert_nrays),
+        };
         match &self.ring_column_stride {
             Some(strides) => (0..rings as usize)
                 .map(|r| {
@@ -235,7 +239,7 @@ impl Lidar3dParams {
                     columns.div_ceil(n)
                 })
                 .sum(),
-            None => rings * columns,
+            None => rings.saturating_mul(columns),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::GlobalArgs;
 use clap::Args;
 use passerby_assets::{ModelLibrary, Resolver};
 use passerby_mvsim::{LoadOptions, load_world_file};
+use passerby_world::budget::SensorBudget;
 use passerby_world::{SensorKind, World};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -25,6 +26,7 @@ pub fn load_options(global: &GlobalArgs) -> LoadOptions {
     let mut opts = LoadOptions {
         seed: global.seed,
         allow_shell: global.allow_shell,
+        limits: passerby_world::budget::Limits::scaled(global.limits_scale),
         ..LoadOptions::default()
     };
     if let Some(dir) = &global.mvsim_data {
@@ -70,6 +72,7 @@ pub fn load_any(global: &GlobalArgs, path: &std::path::Path) -> passerby_mvsim::
         },
         seed: global.seed,
         actors: global.mavs_actors.clone(),
+        limits: passerby_world::budget::Limits::scaled(global.limits_scale),
     };
     let Some(rig) = rig_world else {
         return passerby_mvsim::Loaded {
@@ -350,6 +353,7 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
             format!(" ({})", classes.join(", "))
         }
     );
+    let mut output = 0.0;
     for (parent, s) in world.sensors() {
         let detail = match &s.kind {
             SensorKind::Lidar3d(l) => format!(
@@ -371,16 +375,30 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
             ),
             SensorKind::Imu(_) | SensorKind::Gnss(_) => "1 sample".into(),
         };
+        let budget = SensorBudget::of(s);
+        output += budget.bytes_per_second;
         let _ = writeln!(
             out,
-            "  {}/{} {}: period {} s ({:.4} Hz), {detail}",
+            "  {}/{} {}: period {} s ({:.4} Hz), {detail}; {} {}/s, {}/s to record",
             parent.unwrap_or("world"),
             s.name,
             s.class_name(),
             s.period,
-            1.0 / s.period
+            1.0 / s.period,
+            si(budget.samples_per_second()),
+            match s.kind {
+                SensorKind::Imu(_) | SensorKind::Gnss(_) => "samples",
+                SensorKind::Camera(_) | SensorKind::RgbdCamera(_) => "pixel samples",
+                _ => "rays",
+            },
+            bytes(budget.bytes_per_second),
         );
     }
+    let _ = writeln!(
+        out,
+        "expected output: {} of sensor data per simulated second, before compression",
+        bytes(output)
+    );
     let _ = writeln!(
         out,
         "models: {} files loaded, {} not available",
@@ -395,4 +413,26 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
         );
     }
     out
+}
+
+/// A count with an SI prefix (`12.3 M`).
+fn si(v: f64) -> String {
+    match v {
+        v if v >= 1e9 => format!("{:.2} G", v / 1e9),
+        v if v >= 1e6 => format!("{:.2} M", v / 1e6),
+        v if v >= 1e3 => format!("{:.1} k", v / 1e3),
+        v => format!("{v:.0}"),
+    }
+}
+
+/// A byte count in B, kB, MB or GB.
+fn bytes(v: f64) -> String {
+    let n = si(v);
+    if n.ends_with(' ') {
+        format!("{n}B")
+    } else if v < 1e3 {
+        format!("{n} B")
+    } else {
+        format!("{n}B")
+    }
 }

@@ -16,6 +16,7 @@ pub fn options(seed: u64) -> Options {
         ypr: YprConvention::Current,
         seed,
         actors: None,
+        limits: Default::default(),
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod commands;
 mod pipeline;
+mod stop;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -141,11 +141,26 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn an_interrupted_run_leaves_a_readable_recording() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interrupted");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("cut.mcap");
+/// Every message of `path` as read by Python's `mcap`, `mcap-ros2-support` and `rosbags`, which
+/// must agree with each other and with the summary (`read_all.py`).
+fn python_message_count(path: &Path) -> u64 {
+    let out = Command::new(readers_python())
+        .arg(repo().join("crates/cli/tests/read_all.py"))
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// Starts a long run paced at real time into `out`, sends `signal` after 2 s and returns the
+/// exit status.
+fn run_then_signal(out: &Path, signal: &str) -> std::process::ExitStatus {
     let mut child = passerby()
         .args([
             "run",
@@ -156,21 +171,34 @@ fn an_interrupted_run_leaves_a_readable_recording() {
             "1",
         ])
         .arg("--out")
-        .arg(&out)
+        .arg(out)
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
     let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "interrupted runs exit non-zero");
-    let counts = channel_counts(&out);
-    let clock = counts.iter().find(|(t, _)| t == "/clock").unwrap().1;
-    // Paced at real time at most (slower in a debug build): at most about 2 s recorded.
-    assert!((1..=600).contains(&clock), "{clock} clock messages");
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_run_stopped_by_sigint_sigterm_or_sighup_leaves_a_readable_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    // SIGTERM (timeout, docker stop, Kubernetes) and SIGHUP lost the recording before.
+    for (signal, status) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let out = dir.path().join(format!("{signal}.mcap"));
+        let code = run_then_signal(&out, signal).code();
+        assert_eq!(code, Some(status), "SIG{signal}: 128 + its number");
+        let counts = channel_counts(&out);
+        let clock = counts.iter().find(|(t, _)| t == "/clock").unwrap().1;
+        // Paced at real time at most (slower in a debug build): at most about 2 s recorded.
+        assert!((1..=600).contains(&clock), "{clock} clock messages");
+        let total: u64 = counts.iter().map(|(_, n)| n).sum();
+        assert_eq!(python_message_count(&out), total, "SIG{signal}");
+        std::fs::remove_file(&out).unwrap();
+    }
 }
 
 #[test]

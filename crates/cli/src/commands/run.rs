@@ -1,8 +1,9 @@
 //! `passerby run WORLD [--duration S] [--out FILE.mcap] [--threads N] [--realtime-factor X]
 //! [--transforms F] [--commands F] [--start-time T]`: loads, simulates and records to MCAP.
 //!
-//! The recording is streamed; Ctrl-C (or an error) stops the loop and finishes the file
-//! properly (summary and index written), then exits non-zero. Without a terminal a progress
+//! The recording is streamed; Ctrl-C, SIGTERM or SIGHUP (or an error) stops the loop and
+//! finishes the file properly (summary and index written), then exits with 128 + the signal's
+//! number (130, 143, 129). Without a terminal a progress
 //! line is logged every few seconds; at the end a summary per topic.
 
 use crate::GlobalArgs;
@@ -14,8 +15,6 @@ use passerby_record::{ChunkCompression, Recorder};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Arguments of `run`.
@@ -152,12 +151,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     recorder.metadata("passerby.labels", labels)?;
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        // A second handler cannot be installed (tests run many commands): ignore that.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
+    crate::stop::arm();
     let started = Instant::now();
     let mut last_log = Instant::now();
     // A bar on a terminal; otherwise a log line every few seconds.
@@ -173,7 +167,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     });
     let result: anyhow::Result<()> = pool.install(|| {
         while pipeline.sim().time() < args.duration - 1e-9 {
-            if interrupted.load(Ordering::SeqCst) {
+            if crate::stop::requested().is_some() {
                 break;
             }
             let observations = pipeline.step()?;
@@ -255,9 +249,10 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             print!("{summary}");
         }
     }
-    if interrupted.load(Ordering::SeqCst) {
-        eprintln!("interrupted: the recording holds the first {simulated:.2} s");
-        return Ok(ExitCode::from(130));
+    if let Some(signal) = crate::stop::requested() {
+        let (name, status) = crate::stop::describe(signal);
+        eprintln!("stopped by {name}: the recording holds the first {simulated:.2} s");
+        return Ok(ExitCode::from(status));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -201,6 +201,47 @@ fn a_run_stopped_by_sigint_sigterm_or_sighup_leaves_a_readable_recording() {
     }
 }
 
+/// A disk that fills up after 20 MB: the file size limit of `ulimit -f`, with SIGXFSZ ignored
+/// so that writes past it fail (EFBIG) as they do on a full disk (ENOSPC), on any machine.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_closes_the_recording_at_its_last_complete_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("full.mcap");
+    let run = Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 20000; exec "$@""#)
+        .arg("passerby")
+        .arg(env!("CARGO_BIN_EXE_passerby"))
+        .args([
+            "--quiet",
+            "run",
+            "examples/sensor_rig.world.xml",
+            "--duration",
+            "5",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("File too large")
+            && stderr
+                .contains("the recording was closed at its last complete chunk and is readable"),
+        "{stderr}"
+    );
+    let size = std::fs::metadata(&out).unwrap().len();
+    assert!(size <= 20000 * 1024, "{size} bytes");
+    // Left unreadable before (no summary, a record cut in the middle).
+    let counts = channel_counts(&out);
+    let total: u64 = counts.iter().map(|(_, n)| n).sum();
+    assert!(total > 100, "{counts:?}");
+    assert_eq!(python_message_count(&out), total);
+}
+
 #[test]
 fn a_skinned_actor_is_recorded_with_its_skeleton_markers_and_labelled_points() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("walker");

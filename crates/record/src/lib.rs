@@ -42,13 +42,37 @@ use writer::{Job, Message, Queue, WriterResult};
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    /// The file could not be created or written (a full disk lands here).
+    /// The file could not be created or written.
     #[error("cannot write {path}")]
     Io {
         /// The recording.
         path: PathBuf,
         /// The cause.
         source: std::io::Error,
+    },
+    /// Writing failed (a full disk) and the recording was closed at its last complete chunk.
+    #[error(
+        "cannot write {path}: {cause}; the recording was closed at its last complete chunk and is readable ({} messages in {} chunks kept)",
+        kept.messages, kept.chunks
+    )]
+    Cut {
+        /// The recording.
+        path: PathBuf,
+        /// The failed write's error.
+        cause: std::io::Error,
+        /// What it still holds.
+        kept: mcap_file::Kept,
+    },
+    /// Writing failed and the recording could not be closed either (no room even for its
+    /// summary, or an output that cannot be cut back, such as a pipe).
+    #[error("cannot write {path}: {cause}; the recording is cut short{hint}")]
+    Unfinished {
+        /// The recording.
+        path: PathBuf,
+        /// The failed write's error.
+        cause: std::io::Error,
+        /// How to mend it, where it can be.
+        hint: String,
     },
 }
 

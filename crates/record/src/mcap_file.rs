@@ -159,6 +159,35 @@ struct ChunkIndex {
     uncompressed_size: u64,
     /// MCAP's compression name.
     compression: &'static str,
+    /// Messages per channel.
+    message_counts: BTreeMap<u16, u64>,
+}
+
+impl ChunkIndex {
+    /// Where the chunk's message indexes end.
+    fn end(&self) -> u64 {
+        self.offset + self.length + self.message_index_length
+    }
+}
+
+/// An output a recording can be cut back on after a failed write (a full disk), so that the
+/// complete chunks before the failure can still be closed with a summary.
+pub trait Rewind: Write {
+    /// Bytes the output really holds now.
+    fn stored_len(&mut self) -> io::Result<u64>;
+    /// Cuts the output to `len` bytes; the next write goes there.
+    fn rewind_to(&mut self, len: u64) -> io::Result<()>;
+}
+
+/// What a recording cut back after a failed write still holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// Complete chunks kept.
+    pub chunks: u64,
+    /// Messages in them.
+    pub messages: u64,
+    /// Chunks written, at least in part, that were dropped.
+    pub dropped_chunks: u64,
 }
 
 /// The chunk being filled.
@@ -209,9 +238,8 @@ pub struct McapWriter<W: Write> {
     chunks: Vec<ChunkIndex>,
     /// (offset, length, name) of each metadata record.
     metadata: Vec<(u64, u64, String)>,
-    message_count: u64,
-    message_times: Option<(u64, u64)>,
-    channel_message_counts: BTreeMap<u16, u64>,
+    /// Where the data section's records start (after the magic and the header).
+    records_start: u64,
 }
 
 impl<W: Write> McapWriter<W> {
@@ -234,6 +262,7 @@ impl<W: Write> McapWriter<W> {
             &Fields::default().string(profile).string(library).0,
         );
         sink.write(&head)?;
+        let records_start = sink.position;
         Ok(McapWriter {
             sink,
             compression,
@@ -244,9 +273,7 @@ impl<W: Write> McapWriter<W> {
             channels: Vec::new(),
             chunks: Vec::new(),
             metadata: Vec::new(),
-            message_count: 0,
-            message_times: None,
-            channel_message_counts: BTreeMap::new(),
+            records_start,
         })
     }
 
@@ -290,15 +317,6 @@ impl<W: Write> McapWriter<W> {
         content: Content,
     ) -> io::Result<()> {
         let t = header.log_time;
-        self.message_times = Some(match self.message_times {
-            Some((lo, hi)) => (lo.min(t), hi.max(t)),
-            None => (t, t),
-        });
-        self.message_count += 1;
-        *self
-            .channel_message_counts
-            .entry(header.channel)
-            .or_default() += 1;
         let head = message_head(header, data.len());
         let large = data.len() >= CHUNK_BYTES;
         if large {
@@ -446,6 +464,10 @@ impl<W: Write> McapWriter<W> {
         compression: &'static str,
     ) -> io::Result<()> {
         let length = self.sink.position - offset;
+        let message_counts = index
+            .iter()
+            .map(|(channel, entries)| (*channel, entries.len() as u64))
+            .collect();
         let mut indexes = Vec::new();
         let mut message_index_offsets = BTreeMap::new();
         for (channel, entries) in index {
@@ -468,14 +490,67 @@ impl<W: Write> McapWriter<W> {
             compressed_size: compressed_size as u64,
             uncompressed_size: uncompressed_size as u64,
             compression,
+            message_counts,
         });
         Ok(())
     }
 
     /// Closes the last chunk, writes the summary and footer, and hands back the output.
     pub fn finish(mut self) -> io::Result<W> {
+        self.close()?;
+        Ok(self.sink.inner)
+    }
+
+    /// Closes the last chunk and writes the summary and footer; on an error the writer can
+    /// still [`McapWriter::finish_after_error`].
+    pub fn close(&mut self) -> io::Result<()> {
         self.close_chunk()?;
         let crc = self.sink.crc.clone().finalize();
+        self.write_summary(crc)
+    }
+
+    /// The output, once [`McapWriter::close`]d.
+    pub fn into_inner(self) -> W {
+        self.sink.inner
+    }
+
+    /// After a write failed (a full disk, say): cuts the output back to the end of the last
+    /// chunk (or metadata record) it holds whole, then closes it there with a summary of what
+    /// it kept. Cutting frees the space the failed write took, so on a full disk the summary
+    /// (a few kilobytes) usually fits. The open chunk and anything after the cut are lost.
+    pub fn finish_after_error(mut self) -> io::Result<(W, Kept)>
+    where
+        W: Rewind,
+    {
+        let stored = self.sink.inner.stored_len()?.min(self.sink.position);
+        let written = self.chunks.len() as u64;
+        self.chunks.retain(|c| c.end() <= stored);
+        self.metadata.retain(|(at, len, _)| at + len <= stored);
+        let cut = self
+            .chunks
+            .iter()
+            .map(ChunkIndex::end)
+            .chain(self.metadata.iter().map(|(at, len, _)| at + len))
+            .fold(self.records_start, u64::max);
+        self.sink.inner.rewind_to(cut)?;
+        self.sink.position = cut;
+        let kept = Kept {
+            chunks: self.chunks.len() as u64,
+            messages: self
+                .chunks
+                .iter()
+                .flat_map(|c| c.message_counts.values())
+                .sum(),
+            dropped_chunks: written - self.chunks.len() as u64,
+        };
+        // The data section's CRC is unknown once cut: MCAP's zero says so.
+        self.write_summary(0)?;
+        Ok((self.sink.inner, kept))
+    }
+
+    /// Writes the data end record, the summary of the chunks and metadata written, the summary
+    /// offsets and the footer, and flushes.
+    fn write_summary(&mut self, crc: u32) -> io::Result<()> {
         let mut end = Vec::new();
         record(&mut end, op::DATA_END, &Fields::default().u32(crc).0);
         self.sink.write(&end)?;
@@ -503,13 +578,20 @@ impl<W: Write> McapWriter<W> {
             op::CHANNEL,
             self.channels.iter().map(channel_fields).collect(),
         );
+        let mut channel_counts = BTreeMap::<u16, u64>::new();
+        for chunk in &self.chunks {
+            for (channel, n) in &chunk.message_counts {
+                *channel_counts.entry(*channel).or_default() += n;
+            }
+        }
         let mut counts = Fields::default();
-        for (channel, n) in &self.channel_message_counts {
+        for (channel, n) in &channel_counts {
             counts.u16(*channel).u64(*n);
         }
-        let (start, end) = self.message_times.unwrap_or((0, 0));
+        let start = self.chunks.iter().map(|c| c.start_time).min().unwrap_or(0);
+        let end = self.chunks.iter().map(|c| c.end_time).max().unwrap_or(0);
         let statistics = Fields::default()
-            .u64(self.message_count)
+            .u64(channel_counts.values().sum())
             .u16(self.schemas.len() as u16)
             .u32(self.channels.len() as u32)
             .u32(0)
@@ -577,8 +659,7 @@ impl<W: Write> McapWriter<W> {
         summary.extend_from_slice(&summary_crc.to_le_bytes());
         summary.extend_from_slice(MAGIC);
         self.sink.write(&summary)?;
-        self.sink.inner.flush()?;
-        Ok(self.sink.inner)
+        self.sink.inner.flush()
     }
 }
 
@@ -728,6 +809,128 @@ mod tests {
             assert_eq!(indexed, 3000);
             assert_eq!(summary.metadata_indexes.len(), 1);
         }
+    }
+
+    /// An output of `capacity` bytes that fails as a full disk does, cut back like a file.
+    struct SmallDisk {
+        bytes: Vec<u8>,
+        capacity: usize,
+    }
+
+    impl Write for SmallDisk {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let room = self.capacity - self.bytes.len();
+            if room == 0 {
+                return Err(io::Error::from(io::ErrorKind::StorageFull));
+            }
+            let n = buf.len().min(room);
+            self.bytes.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Rewind for SmallDisk {
+        fn stored_len(&mut self) -> io::Result<u64> {
+            Ok(self.bytes.len() as u64)
+        }
+        fn rewind_to(&mut self, len: u64) -> io::Result<()> {
+            self.bytes.truncate(len as usize);
+            Ok(())
+        }
+    }
+
+    /// Writes 3000 small messages on one channel; stops at the first failed write.
+    fn fill<W: Write>(w: &mut McapWriter<W>) -> io::Result<()> {
+        let s = w.add_schema("std_msgs/msg/String", "ros2msg", b"string data");
+        let a = w.add_channel(s, "/a", "cdr");
+        for i in 0..3000u64 {
+            let header = MessageHeader {
+                channel: a,
+                sequence: i as u32,
+                log_time: 1000 + i,
+                publish_time: 1000 + i,
+            };
+            let data: Vec<u8> = (0..700).map(|k| ((k * i) % 251) as u8).collect();
+            w.write_message(&header, &data, Content::Compressible)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_full_disk_leaves_the_complete_chunks_with_a_summary() {
+        let mut w = McapWriter::new(Vec::new(), "ros2", "test", Compression::Lz4).unwrap();
+        fill(&mut w).unwrap();
+        let whole = w.finish().unwrap();
+        let whole_summary = mcap::Summary::read(&whole).unwrap().unwrap();
+        let chunk_ends: Vec<u64> = whole_summary
+            .chunk_indexes
+            .iter()
+            .map(|c| c.chunk_start_offset + c.chunk_length + c.message_index_length)
+            .collect();
+        assert!(chunk_ends.len() >= 3, "{chunk_ends:?}");
+        // Disks that fill up inside every chunk (the last one as the file is closed), and
+        // just after the first.
+        let mut capacities: Vec<usize> = chunk_ends.iter().map(|&e| e as usize - 100).collect();
+        capacities.push(chunk_ends[0] as usize + 10);
+        for capacity in capacities {
+            let disk = SmallDisk {
+                bytes: Vec::new(),
+                capacity,
+            };
+            let mut w = McapWriter::new(disk, "ros2", "test", Compression::Lz4).unwrap();
+            // The last chunk is written when the file is closed.
+            assert!(
+                fill(&mut w).and_then(|()| w.close()).is_err(),
+                "capacity {capacity}: the disk fills up"
+            );
+            let kept_chunks = chunk_ends.iter().filter(|&&e| e <= capacity as u64).count();
+            let room = capacity as u64 - chunk_ends[..kept_chunks].last().copied().unwrap_or(0);
+            let Ok((disk, kept)) = w.finish_after_error() else {
+                // Only when the cut frees too little room for a summary.
+                assert!(
+                    room < 1000,
+                    "capacity {capacity}: {room} bytes free after the cut"
+                );
+                continue;
+            };
+            assert_eq!(kept.chunks, kept_chunks as u64, "capacity {capacity}");
+            assert!(
+                disk.bytes.len() <= capacity,
+                "the summary fits in the space freed"
+            );
+            let summary = mcap::Summary::read(&disk.bytes).unwrap().unwrap();
+            assert_eq!(summary.chunk_indexes.len(), kept_chunks);
+            assert_eq!(summary.stats.unwrap().message_count, kept.messages);
+            let mut seen = 0;
+            for message in mcap::MessageStream::new(&disk.bytes).unwrap() {
+                assert_eq!(message.unwrap().log_time, 1000 + seen);
+                seen += 1;
+            }
+            assert_eq!(seen, kept.messages);
+            assert_eq!(
+                kept.messages,
+                whole_summary.chunk_indexes[..kept_chunks]
+                    .iter()
+                    .map(|c| summary_messages(&whole, &whole_summary, c))
+                    .sum::<u64>()
+            );
+        }
+    }
+
+    fn summary_messages(
+        bytes: &[u8],
+        summary: &mcap::Summary,
+        chunk: &mcap::records::ChunkIndex,
+    ) -> u64 {
+        summary
+            .read_message_indexes(bytes, chunk)
+            .unwrap()
+            .values()
+            .map(|v| v.len() as u64)
+            .sum()
     }
 
     #[test]

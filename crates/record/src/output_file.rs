@@ -137,6 +137,27 @@ impl Write for OutputFile {
     }
 }
 
+impl crate::mcap_file::Rewind for OutputFile {
+    /// The file's length: what reached it, a failed write's part included.
+    fn stored_len(&mut self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    /// Drops what is buffered, cuts the file to `len` and writes from there, buffered (the
+    /// cut need not fall on a block).
+    fn rewind_to(&mut self, len: u64) -> io::Result<()> {
+        if self.direct {
+            self.file = OpenOptions::new().write(true).open(&self.path)?;
+            self.direct = false;
+        }
+        self.file.set_len(len)?;
+        self.file.seek(SeekFrom::Start(len))?;
+        self.offset = len;
+        self.filled = 0;
+        Ok(())
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn open_direct(path: &Path) -> Option<File> {
     use std::os::unix::fs::OpenOptionsExt;

@@ -199,21 +199,50 @@ fn write_jobs(
         sequences: HashMap::new(),
         counts: BTreeMap::new(),
     };
+    let mut failure = None;
     for (job, bytes) in jobs {
         let written = file.job(job);
         backlog.release(bytes);
-        written?;
+        if let Err(e) = written {
+            // Dropping the queue's receiver stops the simulation's sends.
+            failure = Some(e);
+            break;
+        }
     }
     let Output {
-        writer,
+        mut writer,
         path,
         counts,
         ..
     } = file;
-    writer
-        .finish()
-        .map_err(|source| RecordError::Io { path, source })?;
-    Ok((counts, cpu_ticks(true)))
+    let source = match failure {
+        None => match writer.close() {
+            Ok(()) => return Ok((counts, cpu_ticks(true))),
+            Err(source) => source,
+        },
+        Some(RecordError::Io { source, .. }) => source,
+        Some(other) => return Err(other),
+    };
+    // A failed write (a full disk): keep what is whole, readable.
+    Err(match writer.finish_after_error() {
+        Ok((_, kept)) => RecordError::Cut {
+            path,
+            cause: source,
+            kept,
+        },
+        Err(_) => RecordError::Unfinished {
+            hint: if path.is_file() {
+                format!(
+                    ": `passerby recover {}` rewrites its complete chunks into a readable file",
+                    path.display()
+                )
+            } else {
+                String::new()
+            },
+            path,
+            cause: source,
+        },
+    })
 }
 
 /// The file being written and its channel bookkeeping.

@@ -88,6 +88,8 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
     Bench(commands::bench::BenchArgs),
+    /// Rewrite a recording cut short (killed, power loss, full disk) into a readable file.
+    Recover(commands::recover::RecoverArgs),
 }
 
 /// Keeps freed memory in the process for reuse. glibc hands freed blocks above its mmap
@@ -134,6 +136,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(&cli.global, args),
         Command::Render(args) => commands::render::run(&cli.global, args),
         Command::Bench(args) => commands::bench::run(&cli.global, args),
+        Command::Recover(args) => commands::recover::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

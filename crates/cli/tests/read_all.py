@@ -3,7 +3,10 @@ the summary's index and by streaming every record), `mcap-ros2-support` (decodin
 message) and `rosbags` (its own reader and deserialiser). They must all see the same messages,
 as many as the summary's statistics count. Prints that count.
 
-usage: read_all.py FILE.mcap
+With --cut, FILE is a recording cut short: Python's `mcap` streams it, checking CRCs, until the
+cut, and the count printed is of the messages before it (those of its complete chunks).
+
+usage: read_all.py [--cut] FILE.mcap
 """
 import sys
 from pathlib import Path
@@ -13,6 +16,17 @@ from mcap.stream_reader import StreamReader
 from mcap.records import Message
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.highlevel import AnyReader
+
+if sys.argv[1] == "--cut":
+    streamed = 0
+    try:
+        with open(sys.argv[2], "rb") as f:
+            for r in StreamReader(f, validate_crcs=True).records:
+                streamed += isinstance(r, Message)
+    except Exception as e:  # the cut: a record that ends early
+        print(f"stream stops at the cut: {type(e).__name__}", file=sys.stderr)
+    print(streamed)
+    sys.exit(0)
 
 path = sys.argv[1]
 with open(path, "rb") as f:

@@ -144,9 +144,14 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
 /// Every message of `path` as read by Python's `mcap`, `mcap-ros2-support` and `rosbags`, which
 /// must agree with each other and with the summary (`read_all.py`).
 fn python_message_count(path: &Path) -> u64 {
+    read_all(&[path.as_os_str()])
+}
+
+/// `read_all.py` with `args`: the count it prints, once it succeeded.
+fn read_all(args: &[&std::ffi::OsStr]) -> u64 {
     let out = Command::new(readers_python())
         .arg(repo().join("crates/cli/tests/read_all.py"))
-        .arg(path)
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -199,6 +204,32 @@ fn a_run_stopped_by_sigint_sigterm_or_sighup_leaves_a_readable_recording() {
         assert_eq!(python_message_count(&out), total, "SIG{signal}");
         std::fs::remove_file(&out).unwrap();
     }
+}
+
+#[test]
+fn a_killed_run_is_recovered_with_every_message_of_its_complete_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("killed.mcap");
+    let status = run_then_signal(&cut, "KILL");
+    assert_eq!(status.code(), None, "killed");
+    // What Python's mcap streams before the cut: the messages of the complete chunks.
+    let before_cut = read_all(&["--cut".as_ref(), cut.as_os_str()]);
+    assert!(before_cut > 0, "2 s of a run reach the disk");
+    let out = passerby().arg("recover").arg(&cut).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = dir.path().join("killed.recovered.mcap");
+    let counts = channel_counts(&fixed);
+    let total: u64 = counts.iter().map(|(_, n)| n).sum();
+    assert_eq!(total, before_cut);
+    assert_eq!(python_message_count(&fixed), before_cut);
+    // Not a recording: refused with status 1.
+    let out = passerby().args(["recover", "README.md"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an MCAP file"));
 }
 
 /// A disk that fills up after 20 MB: the file size limit of `ulimit -f`, with SIGXFSZ ignored

@@ -21,6 +21,7 @@ pub mod encode;
 pub mod images;
 pub mod mcap_file;
 mod output_file;
+pub mod recover;
 pub mod ros;
 pub mod truth;
 mod writer;

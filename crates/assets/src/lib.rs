@@ -19,6 +19,7 @@
 //! ```
 
 mod anim;
+mod archive;
 mod dae_import;
 mod dae_materials;
 mod dae_mesh;

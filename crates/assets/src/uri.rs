@@ -7,17 +7,18 @@
 //!   is found as `CACHE/mrpt.github.io/mvsim-models/x.dae`, `CACHE/mvsim-models/x.dae` or
 //!   `CACHE/x.dae` (first match);
 //! - a path with an `ARCHIVE.zip/INNER` component: the archive is found as above (or locally)
-//!   and extracted once into a private folder under the system's temporary directory (never next
-//!   to the cache, which may be read-only), and `INNER` is read from there.
+//!   and extracted once into the user's private cache folder (never next to the asset cache,
+//!   which may be read-only; `archive.rs` says how it is kept safe), and `INNER` is read from
+//!   there.
+//!
+//! A remote URI's host and path may not leave the cache: `http://../x.dae` or a `..` in the
+//! path is an error.
 //!
 //! Downloading is opt-in twice: the `download` cargo feature (so the default build has no
 //! HTTP or TLS code) and [`Resolver::download`] (`--download`). A missing remote file is then
 //! fetched into the cache; otherwise it is an error that lists where it was looked for, so the
 //! caller can warn once and use a placeholder.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 /// Why a URI could not be turned into a readable file.
@@ -52,6 +53,14 @@ pub enum UriError {
         /// The member asked for.
         member: String,
     },
+    /// A remote URI whose host or path could leave the asset cache.
+    #[error("model URI `{uri}`: {reason}")]
+    BadUri {
+        /// The URI.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The archive cannot be read or extracted.
     #[error("archive `{archive}`: {reason}")]
     BadArchive {
@@ -61,9 +70,6 @@ pub enum UriError {
         reason: String,
     },
 }
-
-/// Largest total size extracted from one archive (a guard against zip bombs).
-const MAX_EXTRACTED_BYTES: u64 = 2 << 30;
 
 /// Resolves model URIs against an asset cache.
 #[derive(Clone, Debug)]
@@ -77,11 +83,12 @@ pub struct Resolver {
 }
 
 impl Resolver {
-    /// A resolver over `cache_dir`, extracting into a per-user folder of the temporary directory.
+    /// A resolver over `cache_dir`, extracting into the user's private cache folder
+    /// (`~/.cache/passerby-extracted`, mode 0700).
     pub fn new(cache_dir: PathBuf) -> Resolver {
         Resolver {
             cache_dir,
-            extract_dir: std::env::temp_dir().join("passerby-extracted"),
+            extract_dir: crate::archive::default_root(),
             download: false,
         }
     }
@@ -106,6 +113,7 @@ impl Resolver {
         {
             let path = rest.split_once('/').map_or("", |(_, p)| p);
             let host = rest.split('/').next().unwrap_or("");
+            check_remote(uri, host, path)?;
             let (archive, member) = split_archive(path);
             let looked = self.cache_candidates(host, archive);
             let found = match looked.iter().find(|p| p.is_file()) {
@@ -167,60 +175,15 @@ impl Resolver {
     }
 
     /// Extracts an archive once (all members, so that sibling files such as textures and
-    /// buffers are there too) and returns the path of `member` inside it.
+    /// buffers are there too; `archive.rs` says how, safely) and returns the path of `member`
+    /// inside it.
     fn extract_member(&self, archive: &Path, member: &str) -> Result<PathBuf, UriError> {
-        let bad = |reason: String| UriError::BadArchive {
-            archive: archive.to_path_buf(),
-            reason,
-        };
-        let meta = std::fs::metadata(archive).map_err(|e| bad(e.to_string()))?;
-        let mut hasher = DefaultHasher::new();
-        archive.hash(&mut hasher);
-        meta.len().hash(&mut hasher);
-        meta.modified().ok().hash(&mut hasher);
-        let stem = archive
-            .file_stem()
-            .map_or("archive".into(), |s| s.to_string_lossy().into_owned());
-        let dir = self
-            .extract_dir
-            .join(format!("{stem}-{:016x}", hasher.finish()));
-        let done = dir.join(".passerby-extracted");
-        if !done.is_file() {
-            let file = std::fs::File::open(archive).map_err(|e| bad(e.to_string()))?;
-            let mut zip =
-                zip::ZipArchive::new(file).map_err(|e| bad(format!("not a readable zip: {e}")))?;
-            let mut total = 0u64;
-            for i in 0..zip.len() {
-                let mut entry = zip.by_index(i).map_err(|e| bad(e.to_string()))?;
-                // `enclosed_name` refuses absolute paths and `..` (zip-slip).
-                let Some(name) = entry.enclosed_name() else {
-                    continue;
-                };
-                let target = dir.join(name);
-                if entry.is_dir() {
-                    std::fs::create_dir_all(&target).map_err(|e| bad(e.to_string()))?;
-                    continue;
-                }
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
-                }
-                let mut bytes = Vec::new();
-                let limit = MAX_EXTRACTED_BYTES.saturating_sub(total) + 1;
-                (&mut entry)
-                    .take(limit)
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| bad(e.to_string()))?;
-                total += bytes.len() as u64;
-                if total > MAX_EXTRACTED_BYTES {
-                    return Err(bad(format!(
-                        "extracts to more than {MAX_EXTRACTED_BYTES} bytes"
-                    )));
-                }
-                std::fs::write(&target, bytes)
-                    .map_err(|e| bad(format!("cannot write `{}`: {e}", target.display())))?;
+        let dir = crate::archive::extracted(&self.extract_dir, archive).map_err(|reason| {
+            UriError::BadArchive {
+                archive: archive.to_path_buf(),
+                reason,
             }
-            std::fs::write(&done, b"").map_err(|e| bad(e.to_string()))?;
-        }
+        })?;
         let inner: PathBuf = Path::new(member)
             .components()
             .filter(|c| matches!(c, Component::Normal(_)))
@@ -262,6 +225,32 @@ fn fetch(url: &str, target: &Path) -> Result<(), String> {
 #[cfg(not(feature = "download"))]
 fn fetch(_url: &str, _target: &Path) -> Result<(), String> {
     Err("this build has no download support (build with `--features download`)".into())
+}
+
+/// Refuses a remote URI that could name a file outside the asset cache: a host that is not a
+/// host name (`..`, empty, with a separator) or a path with `.` or `..` components.
+fn check_remote(uri: &str, host: &str, path: &str) -> Result<(), UriError> {
+    let bad = |reason: &str| {
+        Err(UriError::BadUri {
+            uri: uri.to_owned(),
+            reason: reason.to_owned(),
+        })
+    };
+    let host_ok = !host.is_empty()
+        && !host.starts_with('.')
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'));
+    if !host_ok {
+        return bad("the host is not a host name");
+    }
+    if path
+        .split(['/', '\\'])
+        .any(|part| part == ".." || part == ".")
+    {
+        return bad("`.` and `..` are not allowed in a remote path");
+    }
+    Ok(())
 }
 
 /// Splits `a/b.zip/c/d.dae` into (`a/b.zip`, Some(`c/d.dae`)); no `.zip` component: (path, None).

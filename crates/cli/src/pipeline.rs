@@ -67,6 +67,11 @@ impl Pipeline {
         })
     }
 
+    /// What the world asks for that is done otherwise (a clip its model lacks plays its first).
+    pub fn warnings(&self) -> &[String] {
+        &self.live.warnings
+    }
+
     /// What the world asks for that is not simulated or measured.
     pub fn notices(&self) -> Vec<String> {
         self.sim

@@ -464,3 +464,41 @@ fn mavs_scenes_load_with_a_rig_and_report_errors_with_their_json_path() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_clip_the_model_lacks_is_a_warning_of_check_and_run_plays_the_first() {
+    // `run` aborted on it before; MVSim keeps running.
+    let dir = tempfile::tempdir().unwrap();
+    let walker = std::fs::read_to_string("tests/walker.world.xml").unwrap();
+    let model = std::fs::canonicalize("../../../shared/assets/characters/Walker.glb").unwrap();
+    let world = walker
+        .replace(
+            "<animation_run>Run</animation_run>",
+            "<animation_run>Sprint</animation_run>",
+        )
+        .replace(
+            "../../../../shared/assets/characters/Walker.glb",
+            &model.display().to_string(),
+        );
+    let path = dir.path().join("sprint.world.xml");
+    std::fs::write(&path, world).unwrap();
+    let path = path.display().to_string();
+    let out = passerby(&["check", &path]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: actor `walker`: clip `Sprint` (from <animation_run>) is not in its model; its clips: 'Idle', 'Run', 'Walk'; `run` plays 'Idle' instead"),
+        "{stderr}"
+    );
+    let mcap = dir.path().join("sprint.mcap").display().to_string();
+    let out = passerby(&["run", &path, "--duration", "0.3", "--out", &mcap]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("clip `Sprint` (from <animation_run>)")
+            .count(),
+        1,
+        "warned once: {stderr}"
+    );
+}

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 /// Why the scene cannot follow a simulation.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LiveError {
-    /// An actor names a clip its model does not have.
+    /// An actor names a clip its model does not have (a warning: the first clip plays).
     #[error(
         "actor `{actor}`: clip `{clip}` (from <{tag}>) is not in {model}; its clips: {available}"
     )]
@@ -221,6 +221,8 @@ pub struct LiveScene {
     /// A second copy of what moves, posed for the next step while sensors read this one (see
     /// [`LiveScene::overlap`]); made on first use.
     ahead: Option<Ahead>,
+    /// What could not be followed as asked and what was done instead (a clip the model lacks).
+    pub warnings: Vec<String>,
 }
 
 /// The posing state of the actors of one copy of the scene.
@@ -240,43 +242,43 @@ struct Ahead {
 }
 
 impl LiveScene {
-    /// Takes a scene built from `world` and checks that every skinned actor's clip names exist.
+    /// Takes a scene built from `world`. A clip name an actor's model lacks plays the model's
+    /// first clip instead, with a warning in [`LiveScene::warnings`].
     pub fn new(built: BuiltScene, world: &World) -> Result<LiveScene, LiveError> {
         let mut animated = Vec::new();
+        let mut warnings = Vec::new();
         for body in &built.skinned {
             let model = &body.model;
             let Some(actor) = world.actors.get(body.actor) else {
                 continue;
             };
             let mut clips = HashMap::new();
-            let wanted = [
-                ("animation_idle", Some(&actor.animation_idle)),
-                ("animation_walk", Some(&actor.animation_walk)),
-                ("animation_run", Some(&actor.animation_run)),
-                ("animation_turn", actor.animation_turn.as_ref()),
-            ];
             if !model.clips.is_empty() {
-                for (tag, name) in wanted {
-                    let Some(name) = name else { continue };
-                    match model.clips.iter().position(|c| &c.name == name) {
-                        Some(i) => {
-                            clips.insert(name.clone(), i);
-                        }
-                        None => {
-                            return Err(LiveError::NoSuchClip {
-                                actor: actor.name.clone(),
-                                tag,
-                                clip: name.clone(),
-                                model: model.source.display().to_string(),
-                                available: model
-                                    .clips
-                                    .iter()
-                                    .map(|c| format!("'{}'", c.name))
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                            });
-                        }
+                let available: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+                for (_, name) in actor.named_clips() {
+                    if let Some(i) = available.iter().position(|c| *c == name) {
+                        clips.insert(name.to_owned(), i);
                     }
+                }
+                // MVSim keeps running with a clip name its model lacks; so do we, playing the
+                // model's first clip in its place, and say so once.
+                for (tag, name) in actor.missing_clips(&available) {
+                    clips.insert(name.to_owned(), 0);
+                    warnings.push(
+                        LiveError::NoSuchClip {
+                            actor: actor.name.clone(),
+                            tag,
+                            clip: name.to_owned(),
+                            model: model.source.display().to_string(),
+                            available: available
+                                .iter()
+                                .map(|c| format!("'{c}'"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        }
+                        .to_string()
+                            + &format!("; playing '{}' instead", available[0]),
+                    );
                 }
             }
             let nodes = model
@@ -321,6 +323,7 @@ impl LiveScene {
             built,
             posing: Posing { animated, blended },
             ahead: None,
+            warnings,
         })
     }
 

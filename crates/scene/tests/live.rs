@@ -6,7 +6,7 @@
 use glam::{Vec3, Vec3A};
 use passerby_assets::{ModelLibrary, Pose, Poser, Resolver, Wrap};
 use passerby_raycast::Ray;
-use passerby_scene::{LiveError, LiveScene, RaysCast, Reach, build_scene, rest_vertices};
+use passerby_scene::{LiveScene, RaysCast, Reach, build_scene, rest_vertices};
 use passerby_sim::Simulation;
 use passerby_world::*;
 use std::path::{Path, PathBuf};
@@ -135,17 +135,49 @@ fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
 }
 
 #[test]
-fn wrong_clip_and_part_names_are_errors_listing_what_exists() {
-    let mut world = world_with_walker();
-    world.actors[0].animation_run = "Sprint".into();
-    let built = build_scene(&world, &mut library());
-    let e = LiveScene::new(built, &world).err().unwrap();
-    let text = e.to_string();
-    assert!(matches!(e, LiveError::NoSuchClip { .. }), "{text}");
+fn a_clip_the_model_lacks_plays_its_first_clip_with_a_warning() {
+    // It aborted `run` before (MVSim keeps running).
+    let vertices_after_walking = |walk: &str| {
+        let mut world = world_with_walker();
+        world.actors[0].animation_walk = walk.into();
+        let built = build_scene(&world, &mut library());
+        let mut live = LiveScene::new(built, &world).unwrap();
+        let mut sim = Simulation::new(&world).unwrap();
+        for _ in 0..40 {
+            sim.step();
+            live.update(&sim).unwrap();
+        }
+        let body = &live.built.skinned[0];
+        let first = body.model.clips[0].name.clone();
+        let vertices = live.built.scene.mesh(body.mesh).vertices().to_vec();
+        (vertices, first, live.warnings)
+    };
+    let (stroll, first, warnings) = vertices_after_walking("Stroll");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let text = &warnings[0];
     assert!(
-        text.contains("`Sprint`") && text.contains("'Walk'") && text.contains("animation_run"),
+        text.contains("`Stroll`")
+            && text.contains("'Walk'")
+            && text.contains("animation_walk")
+            && text.contains(&format!("playing '{first}' instead")),
         "{text}"
     );
+    // It is posed, not left at rest, and not by the walk clip. (Equality with a world naming
+    // the first clip cannot be asked: a clip named twice cross-fades into itself there.)
+    let (walk, _, warnings) = vertices_after_walking("Walk");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(stroll != walk, "another clip than Walk plays");
+    let world = world_with_walker();
+    let rest = LiveScene::new(build_scene(&world, &mut library()), &world).unwrap();
+    let body = &rest.built.skinned[0];
+    assert!(
+        stroll != rest.built.scene.mesh(body.mesh).vertices(),
+        "posed"
+    );
+}
+
+#[test]
+fn wrong_part_names_are_errors_listing_what_exists() {
     let world = world_with_walker();
     let mut live = LiveScene::new(build_scene(&world, &mut library()), &world).unwrap();
     let mut sim = Simulation::new(&world).unwrap();

@@ -469,6 +469,29 @@ pub struct KeyframeMeshes {
     pub object_from_model: crate::Affine3x4,
 }
 
+impl Actor {
+    /// The clips the actor names, with the tag that names each (`animation_turn` only if set).
+    pub fn named_clips(&self) -> Vec<(&'static str, &str)> {
+        let mut clips = vec![
+            ("animation_idle", self.animation_idle.as_str()),
+            ("animation_walk", self.animation_walk.as_str()),
+            ("animation_run", self.animation_run.as_str()),
+        ];
+        if let Some(turn) = &self.animation_turn {
+            clips.push(("animation_turn", turn.as_str()));
+        }
+        clips
+    }
+
+    /// The named clips (tag, name) that are not among `available`.
+    pub fn missing_clips<'a>(&'a self, available: &[&str]) -> Vec<(&'static str, &'a str)> {
+        self.named_clips()
+            .into_iter()
+            .filter(|(_, name)| !available.contains(name))
+            .collect()
+    }
+}
+
 impl Default for Actor {
     fn default() -> Self {
         Actor {

@@ -142,6 +142,9 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
                         "warning: model `{uri}` is not available ({reason}); objects using it get a placeholder\n"
                     );
                 }
+                for warning in missing_clips(&world, &models) {
+                    eprintln!("warning: {warning}\n");
+                }
                 print!("{}", summary(&world, &models));
             }
             Ok(ExitCode::SUCCESS)
@@ -154,6 +157,29 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The clips actors name that their models lack (`run` plays the model's first clip instead).
+fn missing_clips(world: &World, models: &ModelReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for actor in &world.actors {
+        let Some(clips) = models.actor_clips.get(&actor.name) else {
+            continue;
+        };
+        if clips.is_empty() {
+            continue;
+        }
+        let names: Vec<&str> = clips.iter().map(|(n, _)| n.as_str()).collect();
+        for (tag, clip) in actor.missing_clips(&names) {
+            out.push(format!(
+                "actor `{}`: clip `{clip}` (from <{tag}>) is not in its model; its clips: {}; `run` plays '{}' instead",
+                actor.name,
+                names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", "),
+                names[0]
+            ));
+        }
+    }
+    out
 }
 
 /// What loading a world's models gave.

@@ -77,6 +77,11 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     let labels = crate::commands::run::label_tables(&built);
     let ground = SceneGround::new(&built, &world);
     let mut live = LiveScene::new(built, &world)?;
+    if !global.quiet {
+        for w in &live.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     let options = SimOptions {
         timestep: None,
         seed: global.seed,

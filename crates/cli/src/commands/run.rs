@@ -104,6 +104,9 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let mut pipeline = Pipeline::new(&world, built, global.seed)?;
     if !global.quiet {
+        for w in pipeline.warnings() {
+            eprintln!("warning: {w}");
+        }
         for n in pipeline.notices() {
             eprintln!("note: {n}");
         }

@@ -29,6 +29,9 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let mut run = Pipeline::new(world, built, seed)?;
     run.rig.set_camera_visibility(visibility);
+    for w in run.warnings() {
+        eprintln!("warning: {w}");
+    }
     for n in run.notices() {
         eprintln!("note: {n}");
     }

@@ -113,7 +113,9 @@ impl SceneReader<'_> {
                 Report::numbers::<3>,
             );
             let offset = r.optional(item, &ikey, "Offset", [0.0; 3], Report::numbers::<3>);
-            let scale = r.optional(item, &ikey, "Scale", [1.0; 3], Report::numbers::<3>);
+            let scale = r
+                .optional(item, &ikey, "Scale", [1.0; 3], Report::numbers::<3>)
+                .filter(|s| crate::scene::scale_within_bounds(r, item, &ikey, s));
             let speed = r.optional(item, &ikey, "Speed", DEFAULT_SPEED, Report::number);
             let waypoints = r.required(item, &ikey, "Waypoints File");
             let points =

@@ -186,7 +186,8 @@ impl<'a> SceneReader<'a> {
                 .optional(entry, path, "Position", [0.0; 3], Report::numbers::<3>);
         let scale = self
             .report
-            .optional(entry, path, "Scale", [1.0; 3], Report::numbers::<3>);
+            .optional(entry, path, "Scale", [1.0; 3], Report::numbers::<3>)
+            .filter(|s| scale_within_bounds(self.report, entry, path, s));
         Some((ypr?, position?, scale?))
     }
 
@@ -201,7 +202,8 @@ impl<'a> SceneReader<'a> {
         );
         let scale = self
             .report
-            .optional(v, key, "Scale", [1.0; 3], Report::numbers::<3>)?;
+            .optional(v, key, "Scale", [1.0; 3], Report::numbers::<3>)
+            .filter(|s| scale_within_bounds(self.report, v, key, s))?;
         let mut surface = LayeredSurface {
             mesh: None,
             heightmap: None,
@@ -675,7 +677,13 @@ impl<'a> SceneReader<'a> {
         let spacing = r.optional(v, path, "Minimum Spacing", 0.0, Report::number);
         let scale = match v.get("Scale") {
             None => Some(ScaleRange::Uniform(1.0, 1.0)),
-            Some(s) => scale_range(r, s, &format!("{path}.Scale")),
+            Some(s) => scale_range(r, s, &format!("{path}.Scale")).filter(|range| {
+                let factors = match range {
+                    ScaleRange::Uniform(lo, hi) => vec![*lo, *hi],
+                    ScaleRange::PerAxis(axes) => axes.iter().flatten().copied().collect(),
+                };
+                scale_within_bounds(r, v, path, &factors)
+            }),
         };
         let (Some(number), Some(polygon), Some(offset), Some(spacing), Some(scale)) =
             (number, polygon, offset, spacing, scale)
@@ -726,6 +734,30 @@ impl ScaleRange {
             ],
         }
     }
+}
+
+/// The largest scale factor a placement may have. `brick_scene.json` stretches a surface ten
+/// thousand times; a factor of 1e9 (a typo, or a mutated file) made 3000 random cubes each span
+/// the whole scene, so that every ray had to test all of them (a 0.5 s run took minutes).
+pub const MAX_SCALE: f64 = 1e5;
+
+/// Whether every factor of `entry`'s `Scale` is within [`MAX_SCALE`]; reports it if not.
+pub(crate) fn scale_within_bounds(
+    r: &mut Report,
+    entry: &Value,
+    path: &str,
+    factors: &[f64],
+) -> bool {
+    if factors.iter().all(|f| f.abs() <= MAX_SCALE) {
+        return true;
+    }
+    let span = entry.get("Scale").map_or(entry.span, |s| s.span);
+    r.error(
+        span,
+        &format!("{path}.Scale"),
+        format!("a scale factor over {MAX_SCALE:e} in {factors:?}: no object is that large"),
+    );
+    false
 }
 
 fn scale_range(r: &mut Report, v: &Value, path: &str) -> Option<ScaleRange> {

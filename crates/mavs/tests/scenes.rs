@@ -160,6 +160,25 @@ fn failing(name: &str, json: &str) -> Vec<String> {
 }
 
 #[test]
+fn scale_factors_beyond_any_object_are_refused_at_their_place() {
+    // 3000 random cubes scaled up to 1e9 each spanned the scene: a 0.5 s run took minutes.
+    let m = failing(
+        "huge_random",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Random": {"Number": 3000,
+            "Polygon": [[-10, -10], [-10, 10], [10, 10], [10, -10]], "Scale": [1e9, 5.0]}}]}"#,
+    );
+    expect(
+        &m,
+        "huge_random.json:2:79: error: `Objects[0].Random.Scale`: a scale factor over 1e5",
+    );
+    let m = failing(
+        "huge_instance",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Instances": [{"Scale": [1, 1, -2e5]}]}]}"#,
+    );
+    expect(&m, "`Objects[0].Instances[0].Scale`: a scale factor over 1e5");
+}
+
+#[test]
 fn bad_scenes_are_errors_with_their_place_not_crashes() {
     let m = failing(
         "missing_mesh",

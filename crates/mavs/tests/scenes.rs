@@ -175,7 +175,10 @@ fn scale_factors_beyond_any_object_are_refused_at_their_place() {
         "huge_instance",
         r#"{"Objects": [{"Mesh": "misc/cube.obj", "Instances": [{"Scale": [1, 1, -2e5]}]}]}"#,
     );
-    expect(&m, "`Objects[0].Instances[0].Scale`: a scale factor over 1e5");
+    expect(
+        &m,
+        "`Objects[0].Instances[0].Scale`: a scale factor over 1e5",
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,7 +47,7 @@ SNIPPETS = ["<", ">", "</", "/>", "\"", "&", "&#x;", "${", "}", "$f{", "$f{1/0}"
 def run(cmd, cwd, scratch):
     """Runs cmd; returns (status, seconds, max RSS in KB, stderr). status: exit code, or
     -signal, or 'timeout'."""
-    err_path = scratch / f"stderr-{os.getpid()}-{time.monotonic_ns()}"
+    err_path = scratch / f"stderr-{threading.get_ident()}"
     with open(err_path, "wb") as err:
         start = time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err,
@@ -367,13 +367,12 @@ def execute(case, scratch):
         path.write_bytes(data)
     results = []
     for cmd in commands:
-        out = scratch / f"out-{os.getpid()}.mcap"
+        out = scratch / f"out-{threading.get_ident()}.mcap"
         full = [str(BIN), "--asset-cache", str(SHARED / "assets/mvsim-models"), *cmd]
         if "run" in cmd:
             full += ["--out", str(out)]
         status, seconds, rss, stderr = run(full, ROOT, scratch)
-        if out.exists():
-            out.unlink()
+        out.unlink(missing_ok=True)
         results.append((cmd[cmd.index("run") if "run" in cmd else cmd.index("check")],
                         status, seconds, rss, verdict(status, seconds, rss, stderr), stderr))
     return kind, what, files, results, template
@@ -401,6 +400,7 @@ def main():
     for make in (world_cases, definition_cases, mavs_cases, mavs_aux_cases, model_cases):
         cases += list(make(random.Random(rng.random()), args.per_kind, work))
     stats = {}
+    status2 = {}
     broken_cases = []
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -414,6 +414,11 @@ def main():
             s["refused"] += check_status == 1
             s["ran"] += len(results) > 1 and results[1][1] == 0
             for name, status, seconds, rss, broken, stderr in results:
+                if status == 2:
+                    # Run-time errors (not refusals of the input): tallied to be read.
+                    first = next((l for l in stderr.splitlines() if l.startswith("error: ")), "?")
+                    first = re.sub(r"\d+", "N", re.sub(r"/\S+", "PATH", first))[:120]
+                    status2[first] = status2.get(first, 0) + 1
                 s["max_s"] = max(s["max_s"], seconds)
                 s["max_rss"] = max(s["max_rss"], rss)
                 if broken:
@@ -436,6 +441,8 @@ def main():
         print(f"{kind:<12} {s['cases']:>6} {s['refused']:>8} {s['ran']:>10} {s['max_s']:>7.2f} "
               f"{s['max_rss'] // 1024:>7} {s['broken']:>7}")
         print(f"  mutations: {', '.join(f'{k} {v}' for k, v in sorted(s['ops'].items()))}")
+    for message, n in sorted(status2.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"exit 2 ({n}x): {message}")
     for kind, what, name, broken in broken_cases[:50]:
         print(f"BROKEN {kind}: {what} ({name}): {'; '.join(broken)}")
     print(f"failing inputs kept in {failures}" if broken_cases else "no rule broken")

@@ -159,6 +159,15 @@ impl Report {
 /// Reads and parses a side file (labels, animations, waypoints, actors) into `sources`. A file
 /// that cannot be read is reported where it is named (`named_at`: span and JSON path), or
 /// without a position; a syntax error at its own place.
+/// `bytes` as text if they can be a JSON file: UTF-8 (a byte-order mark allowed) without NUL
+/// bytes, whose first non-blank character opens an object or an array.
+fn json_text(bytes: Vec<u8>) -> Option<String> {
+    let text = String::from_utf8(bytes).ok()?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let start = body.trim_start();
+    (!body.contains('\0') && (start.starts_with('{') || start.starts_with('['))).then_some(text)
+}
+
 pub(crate) fn json_file(
     path: &Path,
     what: &str,
@@ -166,18 +175,27 @@ pub(crate) fn json_file(
     report: &mut Report,
     sources: &mut SourceMap,
 ) -> Option<Value> {
+    let mut fail = |message: String| match named_at {
+        Some((span, key)) => report.error(span, key, message),
+        None => report
+            .diagnostics
+            .push(Diagnostic::error_without_span(message)),
+    };
     let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Ok(bytes) => bytes,
         Err(e) => {
-            let message = format!("cannot read the {what} `{}`: {e}", path.display());
-            match named_at {
-                Some((span, key)) => report.error(span, key, message),
-                None => report
-                    .diagnostics
-                    .push(Diagnostic::error_without_span(message)),
-            }
+            fail(format!("cannot read the {what} `{}`: {e}", path.display()));
             return None;
         }
+    };
+    // A file that is not JSON text is named, never quoted: a scene from someone else must not
+    // print lines of any file it names (`"Object Labels": "../../../etc/shadow"`).
+    let Some(text) = json_text(text) else {
+        fail(format!(
+            "the {what} `{}` is not a JSON file",
+            path.display()
+        ));
+        return None;
     };
     let file = sources.add(path, text);
     match json::parse(&sources.file(file).text, file) {

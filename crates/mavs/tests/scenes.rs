@@ -160,6 +160,47 @@ fn failing(name: &str, json: &str) -> Vec<String> {
 }
 
 #[test]
+fn a_file_named_that_is_not_json_is_named_never_quoted() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    put(
+        dir,
+        "scenes/meshes/secret.txt",
+        "root:SECRET-HASH:19000:0:99999:7:::\n",
+    );
+    put(dir, "secret.txt", "root:SECRET-HASH:19000:0:99999:7:::\n");
+    put(
+        dir,
+        "scenes/leak.json",
+        r#"{"Object Labels": "secret.txt"}"#,
+    );
+    put(
+        dir,
+        "actors.json",
+        r#"{"Actors": [{"Mesh": "misc/cube.obj", "Instances": [{"Initial Position": [0, 0, 0],
+            "Waypoints File": "secret.txt"}]}]}"#,
+    );
+    let opts = Options {
+        data_dir: Some(dir.to_path_buf()),
+        actors: Some(dir.join("actors.json")),
+        ..options(0)
+    };
+    let loaded = load_scene_file(&dir.join("scenes/leak.json"), &opts);
+    assert!(loaded.world.is_none());
+    let rendered: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.render(&loaded.sources))
+        .collect();
+    let all = rendered.join("\n");
+    assert!(
+        all.contains("the label file `") && all.contains("is not a JSON file"),
+        "{all}"
+    );
+    assert!(!all.contains("SECRET"), "{all}");
+}
+
+#[test]
 fn scale_factors_beyond_any_object_are_refused_at_their_place() {
     // 3000 random cubes scaled up to 1e9 each spanned the scene: a 0.5 s run took minutes.
     let m = failing(

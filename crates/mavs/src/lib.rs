@@ -30,7 +30,7 @@ pub mod transform;
 mod vegetation;
 
 pub use passerby_diag::SourceMap;
-pub use placement::{ConvexPolygon, PolygonError};
+pub use placement::{Polygon, PolygonError};
 pub use scene::origin_of;
 pub use transform::YprConvention;
 

@@ -3,7 +3,7 @@
 
 use crate::json::{Kind, Value};
 use crate::labels::Labels;
-use crate::placement::{ConvexPolygon, entry_rng, scatter};
+use crate::placement::{Polygon, entry_rng, scatter};
 use crate::read::Report;
 use crate::surface::HeightSurface;
 use crate::transform::{AxisSwaps, YprConvention, apply, object_transform, surface_transform};
@@ -152,15 +152,18 @@ impl<'a> SceneReader<'a> {
         }
     }
 
-    /// Checks that a mesh file exists; a missing one is an error naming the key and the path.
+    /// Checks that a mesh file exists; a missing one is a warning naming the key and the path,
+    /// and its objects are still placed, with a placeholder in its place (as a missing remote
+    /// model is), so a scene whose large meshes are not there still loads.
     fn existing(&mut self, path: String, span: Span, key: &str) -> Option<String> {
-        if Path::new(&path).is_file() {
-            Some(path)
-        } else {
-            self.report
-                .error(span, key, format!("mesh file `{path}` does not exist"));
-            None
+        if !Path::new(&path).is_file() {
+            self.report.warn(
+                span,
+                key,
+                format!("mesh file `{path}` does not exist; its objects get a placeholder"),
+            );
         }
+        Some(path)
     }
 
     pub(crate) fn swaps(&mut self, entry: &Value, path: &str) -> AxisSwaps {
@@ -665,7 +668,7 @@ impl<'a> SceneReader<'a> {
             for (i, item) in items.iter().enumerate() {
                 points.push(r.numbers::<2>(item, &format!("{ppath}[{i}]"))?);
             }
-            match ConvexPolygon::new(points) {
+            match Polygon::new(points) {
                 Ok(polygon) => Some(polygon),
                 Err(e) => {
                     r.error(p.span, &ppath, e);
@@ -691,7 +694,14 @@ impl<'a> SceneReader<'a> {
             return Vec::new();
         };
         let mut rng = entry_rng(self.seed, index);
-        let points = scatter(&polygon, number, spacing, &mut rng);
+        let points = match scatter(&polygon, number, spacing, &mut rng) {
+            Ok(points) => points,
+            Err(e) => {
+                let span = v.get("Polygon").map_or(v.span, |p| p.span);
+                r.error(span, &format!("{path}.Polygon"), e);
+                return Vec::new();
+            }
+        };
         if points.len() < number {
             r.warn(
                 v.span,

@@ -46,6 +46,8 @@ impl HeightSurface {
         for (file, m) in placed {
             let mesh = match meshes.get(file) {
                 Some(&id) => id,
+                // A missing file was warned about where it was named; objects then stand at z 0.
+                None if !std::path::Path::new(file).is_file() => continue,
                 None => match passerby_assets::load_model(std::path::Path::new(file)) {
                     Ok(model) => {
                         let vertices = Poser::new().posed_vertices(&model, &Pose::rest(&model));

@@ -224,30 +224,43 @@ fn scale_factors_beyond_any_object_are_refused_at_their_place() {
 
 #[test]
 fn bad_scenes_are_errors_with_their_place_not_crashes() {
-    let m = failing(
-        "missing_mesh",
+    // A missing mesh is a warning (its objects get a placeholder), as a missing model is.
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("missing_mesh.json");
+    std::fs::write(
+        &path,
         r#"{"Objects": [{"Mesh": "misc/nope.obj", "Instances": [{"Position": [0, 0, 0]}]}]}"#,
+    )
+    .unwrap();
+    let loaded = load_scene_file(&path, &options(0));
+    let m = messages(&loaded);
+    assert_eq!(loaded.world.map(|w| w.meshes.len()), Some(1), "{m:#?}");
+    expect(
+        &m,
+        "missing_mesh.json:1:23: warning: `Objects[0].Mesh`: mesh file `",
     );
     expect(
         &m,
-        "missing_mesh.json:1:23: error: `Objects[0].Mesh`: mesh file `",
+        "scenes/meshes/misc/nope.obj` does not exist; its objects get a placeholder",
     );
-    expect(&m, "scenes/meshes/misc/nope.obj` does not exist");
 
     let m = failing(
-        "non_convex",
-        "{\"Objects\": [{\"Mesh\": \"misc/cube.obj\",\n \"Random\": {\"Number\": 5, \"Polygon\": [[0,0],[2,1],[0,2],[0.5,1]]}}]}",
+        "two_points",
+        "{\"Objects\": [{\"Mesh\": \"misc/cube.obj\",\n \"Random\": {\"Number\": 5, \"Polygon\": [[0,0],[2,1]]}}]}",
     );
     expect(
         &m,
-        "non_convex.json:2:37: error: `Objects[0].Random.Polygon`: the polygon is not convex",
+        "two_points.json:2:37: error: `Objects[0].Random.Polygon`: a polygon needs at least 3 points, found 2",
     );
 
     let m = failing(
-        "degenerate",
-        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Random": {"Number": 5, "Polygon": [[0,0],[1,1],[2,2]]}}]}"#,
+        "flat_spaced",
+        r#"{"Objects": [{"Mesh": "misc/cube.obj", "Random": {"Number": 5, "Polygon": [[0,0],[1,1],[2,2]], "Minimum Spacing": 1.0}}]}"#,
     );
-    expect(&m, "`Objects[0].Random.Polygon`: the polygon has no area");
+    expect(
+        &m,
+        "`Objects[0].Random.Polygon`: the polygon has no area, so no `Minimum Spacing` can be kept",
+    );
 
     let m = failing(
         "short_array",

@@ -61,6 +61,12 @@ fn mavs_is_inside(polygon: &[[f32; 2]], p: [f32; 2]) -> bool {
     count % 2 == 1
 }
 
+/// The file name of an `Objects` entry's mesh.
+fn mesh_file_name(entry: &Value) -> String {
+    let path = entry["Mesh"].as_str().unwrap();
+    path.rsplit('/').next().unwrap().to_owned()
+}
+
 /// A polygon's corners as MAVS reads them (`f32`).
 type Corners = Vec<[f32; 2]>;
 
@@ -87,13 +93,7 @@ fn random_entries(name: &str) -> Vec<Entry> {
             let offset = r.get("Offset").map_or([0.0; 2], |o| {
                 [o[0].as_f64().unwrap(), o[1].as_f64().unwrap()]
             });
-            let mesh = o["Mesh"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap()
-                .to_owned();
+            let mesh = mesh_file_name(o);
             (
                 mesh,
                 polygon,
@@ -120,13 +120,7 @@ fn placed_points(name: &str, seed: u64) -> Vec<(Corners, Vec<[f64; 2]>)> {
     // Instanced entries of a file take its first instances (in these scenes they come first).
     for o in json["Objects"].as_array().unwrap() {
         if let Some(instances) = o.get("Instances") {
-            let mesh = o["Mesh"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap()
-                .to_owned();
+            let mesh = mesh_file_name(o);
             *taken.entry(mesh).or_default() += instances.as_array().unwrap().len();
         }
     }

@@ -346,7 +346,14 @@ impl Loader<'_> {
                 let width = get(self, &["width"], 1.0);
                 let z_min = get(self, &["z_min", "z_start"], 0.0);
                 let z_max = get(self, &["z_max", "z_end"], 2.1);
-                let name = o.attr("name").map(|a| a.value.clone()).unwrap_or_default();
+                // `name` as an attribute or a child, as MVSim reads it (demo_walls uses the child).
+                let name = match o.attr("name") {
+                    Some(a) => a.value.clone(),
+                    None => self
+                        .p_text(&mut op, "name")
+                        .map(|(t, _)| t.trim().to_owned())
+                        .unwrap_or_default(),
+                };
                 if !(0.0..=1.0).contains(&position) || z_min >= z_max {
                     self.diags.error(
                         o.span,

@@ -328,9 +328,9 @@ fn lidar_beams_are_sorted_ascending() {
 
 #[test]
 fn elements_walls_markers_and_joints() {
-    let w = world(load(
+    let loaded = load(
         r#"<element class="vertical_plane"><x0>0</x0><y0>0</y0><x1>5</x1><y1>0</y1>
-             <door position="0.3" width="0.9"/><window><position>0.7</position><z_min>1</z_min><z_max>2</z_max></window></element>
+             <door position="0.3" width="0.9"/><window><position>0.7</position><z_min>1</z_min><z_max>2</z_max><name>w1</name></window></element>
            <element class="elevation_map"><elevation_data_matrix>[0 1; 2 3]</elevation_data_matrix>
              <elevation_data_matrix_scale>2</elevation_data_matrix_scale><resolution>6</resolution></element>
            <element class="property_region"><property_name>gps_no_coverage</property_name><value_bool>true</value_bool></element>
@@ -340,13 +340,18 @@ fn elements_walls_markers_and_joints() {
            <block name="a"><init_pose>0 0 0</init_pose><shape><pt>0 0</pt><pt>1 0</pt><pt>0 1</pt></shape></block>
            <block name="b"><init_pose>2 0 0</init_pose><geometry type="cylinder" radius="0.2" length="1"/></block>
            <joint type="rope" body_a="a" body_b="b" anchor_a="0 0" anchor_b="0.1 0" max_length="3"/>"#,
-    ));
+    );
+    let all = headlines(&loaded);
+    assert!(all.iter().all(|h| !h.contains("unknown tag")), "{all:?}");
+    let w = world(loaded);
     let WorldElement::VerticalPlane(v) = &w.elements[0].element else {
         panic!()
     };
     assert_eq!(v.openings.len(), 2);
     assert!(v.openings[0].is_door && !v.openings[1].is_door);
     assert_eq!((v.openings[1].position, v.openings[1].z_min), (0.7, 1.0));
+    // `<name>` as a child is read (demo_walls): no "unknown tag" warning.
+    assert_eq!(v.openings[1].name, "w1");
     let WorldElement::ElevationMap(e) = &w.elements[1].element else {
         panic!()
     };

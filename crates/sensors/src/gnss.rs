@@ -6,8 +6,11 @@
 //! from the local ENU frame at the reference to ECEF and to geodetic coordinates (Bowring's
 //! iteration run to convergence, well under a millimetre). No fix inside a `property_region`
 //! whose `gps_no_coverage` is true; nothing at all without a `<georeference>`.
-//! `world_is_utm` (world coordinates given as UTM) is not supported yet: the world is then taken
-//! as ENU about the reference, with a notice.
+//! With `world_is_utm` the world's coordinates are UTM (easting, northing, height in the zone of
+//! the reference): as MVSim does, the antenna's position is first reduced by the reference's UTM
+//! coordinates (its easting, northing and height) and the result taken as ENU about it (grid
+//! convergence and scale factor ignored). `gps_no_coverage` regions are looked up at the world
+//! position (MVSim looks them up at the reduced one, which no region of a UTM world contains).
 
 use crate::noise::SensorRng;
 use glam::DVec3;
@@ -91,12 +94,47 @@ pub fn enu_to_geodetic(reference: &Georeference, enu: DVec3) -> (f64, f64, f64) 
     ecef_to_geodetic(origin + east * enu.x + north * enu.y + up * enu.z)
 }
 
+/// Universal Transverse Mercator coordinates of a WGS84 point: (easting, northing, zone,
+/// southern hemisphere). The zone is the standard 6-degree band of the longitude, without
+/// Norway's and Svalbard's exceptions (as MRPT's `GeodeticToUTM`); the projection is Krüger's
+/// series to third order in n, well under a millimetre within a zone.
+pub fn geodetic_to_utm(lat_deg: f64, lon_deg: f64) -> (f64, f64, u8, bool) {
+    const K0: f64 = 0.9996;
+    let zone = (((lon_deg + 180.0) / 6.0).floor() as i64).clamp(0, 59) as u8 + 1;
+    let lambda0 = (f64::from(zone) * 6.0 - 183.0).to_radians();
+    let n = WGS84_F / (2.0 - WGS84_F);
+    let big_a = WGS84_A / (1.0 + n) * (1.0 + n * n / 4.0 + n.powi(4) / 64.0);
+    let alpha = [
+        n / 2.0 - 2.0 * n * n / 3.0 + 5.0 * n.powi(3) / 16.0,
+        13.0 * n * n / 48.0 - 3.0 * n.powi(3) / 5.0,
+        61.0 * n.powi(3) / 240.0,
+    ];
+    let (phi, dl) = (lat_deg.to_radians(), lon_deg.to_radians() - lambda0);
+    let c = 2.0 * n.sqrt() / (1.0 + n);
+    let t = (phi.sin().atanh() - c * (c * phi.sin()).atanh()).sinh();
+    let xi = t.atan2(dl.cos());
+    let eta = (dl.sin() / (1.0 + t * t).sqrt()).atanh();
+    let (mut e, mut nn) = (eta, xi);
+    for (j, a) in alpha.iter().enumerate() {
+        let k = 2.0 * (j + 1) as f64;
+        e += a * (k * xi).cos() * (k * eta).sinh();
+        nn += a * (k * xi).sin() * (k * eta).cosh();
+    }
+    let south = lat_deg < 0.0;
+    let easting = 500_000.0 + K0 * big_a * e;
+    let northing = K0 * big_a * nn + if south { 10_000_000.0 } else { 0.0 };
+    (easting, northing, zone, south)
+}
+
 /// A GNSS receiver.
 #[derive(Clone, Debug)]
 pub struct Gnss {
     sensor: SensorRef,
     params: GnssParams,
     reference: Option<Georeference>,
+    /// With `world_is_utm`: the reference's easting, northing and height, taken off world
+    /// positions.
+    utm_origin: Option<DVec3>,
     /// `gps_no_coverage` boxes: x, y, z ranges.
     no_coverage: Vec<[f64; 6]>,
     rng: SensorRng,
@@ -118,10 +156,19 @@ impl Gnss {
                 _ => None,
             })
             .collect();
+        let utm_origin = world
+            .georeference
+            .as_ref()
+            .filter(|g| g.world_is_utm)
+            .map(|g| {
+                let (e, n, _, _) = geodetic_to_utm(g.latitude_deg, g.longitude_deg);
+                DVec3::new(e, n, g.height)
+            });
         Gnss {
             sensor,
             params: params.clone(),
             reference: world.georeference.clone(),
+            utm_origin,
             no_coverage,
             rng,
         }
@@ -143,6 +190,7 @@ impl Gnss {
         }) {
             return None;
         }
+        let p = p - self.utm_origin.unwrap_or(DVec3::ZERO);
         let (s, c) = reference.world_to_enu_rotation.sin_cos();
         let (sh, sv) = (
             self.params.horizontal_std_noise,

@@ -141,12 +141,6 @@ impl Rig {
                             "gnss `{}`: the world has no <georeference>, so it measures nothing",
                             Mount::full_name(&sensor)
                         ));
-                    } else if world.georeference.as_ref().is_some_and(|g| g.world_is_utm) {
-                        rig.notices.push(format!(
-                            "gnss `{}`: world_is_utm is not supported yet; world coordinates are \
-                             taken as ENU about the reference",
-                            Mount::full_name(&sensor)
-                        ));
                     }
                     rig.gnss.push((mount, gnss));
                 }

@@ -205,3 +205,87 @@ fn gnss_fixes_the_georeference_at_the_origin_and_nothing_without_coverage() {
         "{notices:?}"
     );
 }
+
+#[test]
+fn utm_coordinates_match_proj() {
+    use passerby_sensors::gnss::geodetic_to_utm;
+    // Reference values from PROJ 9 through pyproj (`Transformer.from_crs("EPSG:4326",
+    // "+proj=utm +zone=Z [+south] +ellps=WGS84", always_xy=True)`), computed once by hand.
+    for (lat, lon, zone, south, e, n) in [
+        (
+            36.894718,
+            -2.316988,
+            30,
+            false,
+            560_855.813_422_891_8,
+            4_083_410.966_450_693,
+        ),
+        (
+            -33.8688,
+            151.2093,
+            56,
+            true,
+            334_368.633_648_097,
+            6_250_948.345_385_009,
+        ),
+        (
+            64.1466,
+            -21.9426,
+            27,
+            false,
+            454_138.376_516_023_4,
+            7_113_689.868_973_987,
+        ),
+        (0.5, 3.0, 31, false, 500_000.0, 55_265.037_142_649_1),
+    ] {
+        let (ee, nn, z, s) = geodetic_to_utm(lat, lon);
+        assert_eq!((z, s), (zone, south), "{lat} {lon}");
+        assert!(
+            (ee - e).abs() < 1e-3 && (nn - n).abs() < 1e-3,
+            "{lat} {lon}: {ee} {nn}"
+        );
+    }
+}
+
+#[test]
+fn gnss_in_a_utm_world_reads_its_position_about_the_reference() {
+    // MVSim's `world_is_utm`: world x, y, z are easting, northing and height; the antenna's
+    // position less the reference's is taken as ENU about it.
+    let (e, n, _, _) = passerby_sensors::gnss::geodetic_to_utm(36.894718, -2.316988);
+    let georef = "<georeference><world_is_utm>true</world_is_utm><latitude>36.894718</latitude>\
+        <longitude>-2.316988</longitude><height>100</height></georeference>";
+    let gnss = r#"<sensor class="gnss" name="gps"><pose_3d>0 0 0 0 0 0</pose_3d><sensor_period>0.5</sensor_period>
+        <horizontal_std_noise>0</horizontal_std_noise><vertical_std_noise>0</vertical_std_noise></sensor>"#;
+    let vehicle = format!(
+        r#"<vehicle name="r"><init_pose>{} {} 0</init_pose>
+        <dynamics class="differential"><controller class="twist_ideal"/></dynamics>{gnss}</vehicle>"#,
+        e + 30.0,
+        n - 40.0
+    );
+    let world = load(&format!("{georef}{vehicle}"));
+    let (obs, notices) = run(&world, 0.5);
+    assert!(notices.iter().all(|n| !n.contains("utm")), "{notices:?}");
+    let fix = obs
+        .iter()
+        .find_map(|o| match o {
+            Observation::Gnss(f) => Some(f),
+            _ => None,
+        })
+        .unwrap();
+    let reference = Georeference {
+        latitude_deg: 36.894718,
+        longitude_deg: -2.316988,
+        height: 100.0,
+        world_to_enu_rotation: 0.0,
+        world_is_utm: true,
+    };
+    // The vehicle stands at world z 0: 100 m below the reference's height.
+    let (lat, lon, h) = enu_to_geodetic(&reference, DVec3::new(30.0, -40.0, -100.0));
+    assert!(
+        (fix.latitude_deg - lat).abs() < 1e-9,
+        "{} vs {lat}",
+        fix.latitude_deg
+    );
+    assert!((fix.longitude_deg - lon).abs() < 1e-9);
+    assert!((fix.altitude - h).abs() < 1e-4, "{} vs {h}", fix.altitude);
+}

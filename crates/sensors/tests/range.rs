@@ -494,3 +494,51 @@ fn sparing_actors_away_from_a_steps_lidar_columns_changes_no_point() {
         assert!(bits(a) == bits(b), "the same range image at {} s", a.stamp);
     }
 }
+
+#[test]
+fn a_vehicle_under_raised_terrain_starts_on_it_and_its_lidar_sees_the_ground_around() {
+    // A 50 m plateau (an elevation map) over the origin and a robot placed there in 2D: it
+    // stayed at z = 0 inside the terrain (as a MAVS rig's vehicle under a heightmap did).
+    let world = load(
+        r#"<element class="elevation_map"><elevation_data_matrix>[50 50 50 50; 50 50 50 50; 50 50 50 50; 50 50 50 50]</elevation_data_matrix>
+             <resolution>20</resolution><corner_min_x>-30</corner_min_x><corner_min_y>-30</corner_min_y></element>
+           <vehicle name="r"><init_pose>0 0 0</init_pose>
+             <dynamics class="differential"><controller class="twist_ideal"/></dynamics>
+             <sensor class="lidar3d" name="l"><pose_3d>0 0 1 0 0 0</pose_3d><sensor_period>0.1</sensor_period>
+               <vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees><horz_nrays>360</horz_nrays>
+               <range_std_noise>0</range_std_noise><max_range>40</max_range></sensor></vehicle>"#,
+    );
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    let ground = passerby_scene::SceneGround::new(&built, &world);
+    let mut live = LiveScene::new(built, &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_ground(Box::new(ground));
+    let mut rig = Rig::new(&world, 0);
+    let mut obs = Vec::new();
+    while sim.time() < 0.1 - 1e-9 {
+        sim.step();
+        live.update(&sim).unwrap();
+        obs.extend(rig.step(&sim, &SceneView { built: &live.built }));
+    }
+    let z = sim.vehicles()[0].pose.z;
+    assert!(
+        (z - 50.0).abs() < 0.01,
+        "the robot stands on the plateau: z {z}"
+    );
+    let cloud = clouds(&obs)[0];
+    // The lower beams (down to -15 degrees from 1 m up) meet the plateau 3.7 m and more away.
+    let on_ground: Vec<_> = cloud
+        .points
+        .iter()
+        .filter(|p| (p.position[2] + 1.0).abs() < 0.05)
+        .collect();
+    assert!(
+        on_ground.len() > 360,
+        "{} of {}",
+        on_ground.len(),
+        cloud.points.len()
+    );
+}

@@ -11,6 +11,11 @@
 //! Vehicles take z, pitch and roll from the surface under their wheels: the plane fitted (least
 //! squares) through the wheels' contact heights, each looked up from half a wheel diameter above
 //! the wheel (MVSim's rule); with fewer than three wheels, only z.
+//!
+//! At the start, an object that follows the ground and finds none below it (a rig's vehicle at
+//! z = 0 under a MAVS terrain hundreds of metres up, a 2D `<init_pose>` under an elevation map) is
+//! put on the highest surface above it, up to [`START_PROBE_ABOVE`]; one with ground below stays
+//! on that (a floor of a building is not traded for its roof).
 
 use passerby_world::{Pose3, Wheel, World, WorldElement};
 
@@ -20,6 +25,18 @@ pub const PROBE_ABOVE: f64 = 1.0;
 pub const PROBE_DEPTH: f64 = 100.0;
 /// Largest rise (metres) an actor climbs in one step.
 pub const MAX_STEP_UP: f64 = 0.3;
+/// How far above an object with no ground below it the start looks for a surface, metres.
+pub const START_PROBE_ABOVE: f64 = 10_000.0;
+
+/// Where an object at `pose` starts: on the ground below its feet if there is any, else on the
+/// highest surface above it (up to [`START_PROBE_ABOVE`]), else where it is.
+pub fn start_height(ground: &dyn Ground, pose: &Pose3) -> f64 {
+    let (x, y, z) = (pose.x, pose.y, pose.z);
+    ground
+        .surface_below(x, y, z + PROBE_ABOVE, PROBE_DEPTH)
+        .or_else(|| ground.surface_below(x, y, z + START_PROBE_ABOVE, START_PROBE_ABOVE))
+        .unwrap_or(z)
+}
 
 /// Where the ground is.
 pub trait Ground: Send + Sync {

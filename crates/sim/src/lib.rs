@@ -355,6 +355,24 @@ impl Simulation {
         &self.notices
     }
 
+    /// Puts the vehicles and actors that follow the ground on it, before the first step moves
+    /// them (`ground::start_height`): the ground is known only once [`Simulation::set_ground`]
+    /// has been called.
+    fn start_on_ground(&mut self) {
+        let ground = self.ground.as_ref();
+        for v in self.vehicles.iter_mut() {
+            if v.follows_ground && v.keyframes.is_none() && !v.held {
+                v.pose.z = ground::start_height(ground, &v.pose);
+                v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+            }
+        }
+        for a in self.actors.iter_mut() {
+            if a.follows_ground && !a.held {
+                a.pose.z = ground::start_height(ground, &a.pose);
+            }
+        }
+    }
+
     /// Replaces the ground that actors and vehicles stand on (by default the world's horizontal
     /// planes and elevation maps).
     pub fn set_ground(&mut self, ground: Box<dyn Ground>) {
@@ -594,6 +612,9 @@ impl Simulation {
             self.replay = Some(replay);
         }
         self.contacts.clear();
+        if self.steps == 0 {
+            self.start_on_ground();
+        }
         let ground = self.ground.as_ref();
         for v in self.vehicles.iter_mut().filter(|v| !v.held) {
             v.pose = match &v.keyframes {

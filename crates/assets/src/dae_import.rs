@@ -189,6 +189,18 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// `model_from_node` of node `index` at rest: its ancestors' transforms and its own.
+    fn rest_world(&self, index: usize) -> Mat4 {
+        let mut world = Mat4::IDENTITY;
+        let mut at = Some(index);
+        // Parents come before children in `nodes`, so the walk ends.
+        while let Some(i) = at {
+            world = compose(self.transforms[i]) * world;
+            at = self.nodes[i].parent;
+        }
+        world
+    }
+
     /// The node a joint name refers to: by sid, then id, then name.
     fn find_joint(&self, name: &str) -> Option<usize> {
         (0..self.nodes.len())
@@ -329,8 +341,20 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 .bind_shape_matrix
                 .as_ref()
                 .map_or(Mat4::IDENTITY, |m| row_major(&m[..]));
+            // The skinned vertices are in the frame of the node holding the controller, at
+            // rest, then the bind shape: Blender writes a rig object's own transform as the
+            // armature node's <matrix> and puts the body's node under it with an identity
+            // matrix and an identity bind shape, while its inverse bind matrices include that
+            // transform. Without the node's frame such a character posed as if the rig had
+            // not moved (hundreds of millimetres off); where the node is at the origin, as in
+            // most files, this changes nothing.
+            let bind = b.rest_world(node_index) * bind_shape;
+            let normal_bind = bind.inverse().transpose();
             for p in &mut mesh.positions {
-                *p = bind_shape.transform_point3(*p);
+                *p = bind.transform_point3(*p);
+            }
+            for n in &mut mesh.normals {
+                *n = normal_bind.transform_vector3(*n).normalize_or_zero();
             }
             // Influences: (joint, weight) index pairs per vertex, offsets from the input list.
             let vw = &skin.weights;

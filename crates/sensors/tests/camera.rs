@@ -85,3 +85,62 @@ fn frames_are_identical_for_one_and_two_threads() {
     };
     assert_eq!(on(1), on(2));
 }
+
+/// A skinned actor seen from the sun's side by a camera: `model` (a file of
+/// `../shared/assets`), and the rgb of the pixels labelled as the actor.
+fn actor_pixels(model: &str, clip: &str) -> Vec<[u8; 3]> {
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/assets")
+        .join(model);
+    let world = load(&format!(
+        r#"<element class="horizontal_plane"><x_min>-10</x_min><x_max>10</x_max><y_min>-10</y_min><y_max>10</y_max></element>
+           <actor name="a"><init_pose>1.6 0 180</init_pose>
+             <animation_idle>{clip}</animation_idle><animation_walk>{clip}</animation_walk><animation_run>{clip}</animation_run>
+             <visual><model_uri>{}</model_uri><model_roll>90</model_roll></visual></actor>
+           <sensor class="camera" name="cam"><pose_3d>3.4 0.8 1 90 0 -90</pose_3d><sensor_period>0.1</sensor_period>
+             <ncols>240</ncols><nrows>180</nrows><cx>120</cx><cy>90</cy><fx>100</fx><fy>100</fy></sensor>"#,
+        model.display()
+    ));
+    let f = frame(&world);
+    // Two things are seen besides the sky: the ground (most pixels) and the actor.
+    let mut counts = std::collections::BTreeMap::<i32, usize>::new();
+    for &i in f.instance.iter().filter(|&&i| i > 0) {
+        *counts.entry(i).or_default() += 1;
+    }
+    let (&actor, _) = counts.iter().min_by_key(|(_, n)| **n).unwrap();
+    assert_eq!(counts.len(), 2, "{counts:?}");
+    (0..f.instance.len())
+        .filter(|&i| f.instance[i] == actor)
+        .map(|i| [f.rgb[3 * i], f.rgb[3 * i + 1], f.rgb[3 * i + 2]])
+        .collect()
+}
+
+/// Issue 24, item 7: skinned actors looked flat grey. Their textures reach the camera and their
+/// posed surfaces are shaded by the sun: a lit side and a shaded side.
+#[test]
+fn skinned_actors_show_their_textures_and_are_shaded() {
+    let cesium = actor_pixels("samples/CesiumMan.glb", "animation_0");
+    assert!(cesium.len() > 300, "{} actor pixels", cesium.len());
+    // CesiumMan's texture is mostly white with blue bands (an untextured body would be one
+    // grey albedo, as the Walker below).
+    let blue = cesium
+        .iter()
+        .filter(|p| p[2] as i32 > p[0] as i32 + 40)
+        .count();
+    let white = cesium.iter().filter(|p| p.iter().all(|&c| c > 170)).count();
+    assert!(
+        blue > 20 && white > 20,
+        "blue {blue}, white {white} of {}",
+        cesium.len()
+    );
+    // The untextured Walker: one grey albedo, lit unevenly by its posed facets.
+    let walker = actor_pixels("characters/Walker.glb", "Walk");
+    let luma: Vec<f32> = walker
+        .iter()
+        .map(|p| (p[0] as f32 + p[1] as f32 + p[2] as f32) / 3.0)
+        .collect();
+    let (lo, hi) = luma
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &l| (lo.min(l), hi.max(l)));
+    assert!(hi - lo > 40.0, "luma {lo}..{hi}");
+}

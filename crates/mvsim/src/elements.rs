@@ -135,6 +135,10 @@ impl Loader<'_> {
                     self.p_positive(&mut p, "texture_size_x", 1.0),
                     self.p_positive(&mut p, "texture_size_y", 1.0),
                 ],
+                init_pose: self
+                    .p_text(&mut p, "init_pose")
+                    .and_then(|(t, s)| self.pose_text(&t, s, "<init_pose>", false)),
+                keyframes: p.find("animation").and_then(|a| self.keyframes(a)),
             }),
             "vertical_plane" => WorldElement::VerticalPlane(self.vertical_plane(&mut p)),
             "pointcloud" => {

@@ -231,7 +231,7 @@ impl Loader<'_> {
     }
 
     /// `<animation type="keyframes">`.
-    fn keyframes(&mut self, el: &Element) -> Option<KeyframeAnimation> {
+    pub(crate) fn keyframes(&mut self, el: &Element) -> Option<KeyframeAnimation> {
         let kind = self.optional_attr(el, "type");
         if let Some((kind, span)) = &kind
             && kind.trim() != "keyframes"

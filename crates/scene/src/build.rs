@@ -225,6 +225,24 @@ impl Builder<'_> {
         instance
     }
 
+    /// A horizontal plane's quad in its own frame and its look: one texture tile per
+    /// `texture_size` metres from the (x_min, y_max) corner, the image's top towards +y.
+    fn plane(&mut self, p: &passerby_world::HorizontalPlane) -> (TriangleMesh, Surface) {
+        let [x0, x1, y0, y1] = p.extent.map(|v| v as f32);
+        let z = p.z as f32;
+        let mesh = quad([
+            Vec3::new(x0, y0, z),
+            Vec3::new(x1, y0, z),
+            Vec3::new(x1, y1, z),
+            Vec3::new(x0, y1, z),
+        ]);
+        let [tx, ty] = p.texture_size.map(|s| s as f32);
+        let surface = self.textured(&mesh, p.color, &p.texture, |v| {
+            Vec2::new((v.x - x0) / tx, (y1 - v.y) / ty)
+        });
+        (mesh, surface)
+    }
+
     /// Records that the instances added since `first` move with object `name`, placed at
     /// `world_from_object`.
     fn bind(&mut self, name: &str, is_actor: bool, first: u32, world_from_object: Affine3A) {
@@ -454,21 +472,10 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         let name = format!("element{}", i + 1);
         let label = |default: &str| e.label.clone().unwrap_or_else(|| default.to_owned());
         match &e.element {
+            // A plane that moves (an elevator) stands alone, after the static batch.
+            WorldElement::HorizontalPlane(p) if p.moves() => {}
             WorldElement::HorizontalPlane(p) => {
-                let [x0, x1, y0, y1] = p.extent.map(|v| v as f32);
-                let z = p.z as f32;
-                let mesh = quad([
-                    Vec3::new(x0, y0, z),
-                    Vec3::new(x1, y0, z),
-                    Vec3::new(x1, y1, z),
-                    Vec3::new(x0, y1, z),
-                ]);
-                // One tile per `texture_size` metres from the (x_min, y_max) corner, the
-                // image's top towards +y.
-                let [tx, ty] = p.texture_size.map(|s| s as f32);
-                let surface = b.textured(&mesh, p.color, &p.texture, |v| {
-                    Vec2::new((v.x - x0) / tx, (y1 - v.y) / ty)
-                });
+                let (mesh, surface) = b.plane(p);
                 b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
             }
             WorldElement::VerticalPlane(p) => {
@@ -577,6 +584,20 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     // instances them: thousands of trees cost one tree's triangles.
     for m in &world.meshes {
         b.placed_mesh(m);
+    }
+    // Planes that move stand alone, placed by the simulation's floors (`elementN`).
+    for (i, e) in world.elements.iter().enumerate() {
+        if let WorldElement::HorizontalPlane(p) = &e.element
+            && p.moves()
+        {
+            let name = format!("element{}", i + 1);
+            let class = e.label.clone().unwrap_or_else(|| "ground".to_owned());
+            let world_from_floor = affine_from_pose(&p.init_pose.unwrap_or_default());
+            let first = b.scene.instance_count() as u32;
+            let (mesh, surface) = b.plane(p);
+            b.add_with_surface(mesh, surface, world_from_floor, &name, &class);
+            b.bind(&name, false, first, world_from_floor);
+        }
     }
     for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
         let class = block_class(block);

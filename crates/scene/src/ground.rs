@@ -7,7 +7,7 @@ use crate::BuiltScene;
 use glam::Vec3A;
 use passerby_raycast::{MeshId, Ray, Scene};
 use passerby_sim::ground::Ground;
-use passerby_world::World;
+use passerby_world::{World, WorldElement};
 use std::collections::{HashMap, HashSet};
 
 /// Static geometry for downward probes.
@@ -37,6 +37,18 @@ impl SceneGround {
                     .filter(|b| b.common.keyframes.is_some())
                     .map(|b| b.name.as_str()),
             )
+            .collect();
+        // Planes that move are the simulation's own floors (`passerby_sim::floors`).
+        let floors: Vec<String> = world
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(&e.element, WorldElement::HorizontalPlane(p) if p.moves()))
+            .map(|(i, _)| format!("element{}", i + 1))
+            .collect();
+        let movers: HashSet<&str> = movers
+            .into_iter()
+            .chain(floors.iter().map(String::as_str))
             .collect();
         let mut scene = Scene::new();
         let mut copied: HashMap<MeshId, MeshId> = HashMap::new();

@@ -202,6 +202,8 @@ fn actors_walk_up_a_ramp_found_by_casting_rays_down_and_ignore_the_ceiling() {
             cull_face: "NONE".into(),
             texture: String::new(),
             texture_size: [1.0, 1.0],
+            init_pose: None,
+            keyframes: None,
         }),
         label: None,
     };
@@ -337,4 +339,77 @@ fn skeletons_follow_the_posed_body() {
             "{j:?}"
         );
     }
+}
+
+/// MVSim's elevator (`demo_multistorey`): a horizontal plane with an `<init_pose>` and
+/// keyframes moves in the scene, and an actor standing on it rises with it. Its `<init_pose>`
+/// and `<animation>` were read and ignored before (with "unknown tag" warnings).
+#[test]
+fn an_animated_horizontal_plane_moves_and_carries_who_stands_on_it() {
+    let loaded = passerby_mvsim::load_world_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/worlds/mvsim/mvsim_tutorial/demo_multistorey.world.xml"),
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    assert!(
+        loaded
+            .diagnostics
+            .iter()
+            .all(|d| !d.message.contains("unknown tag")),
+        "{:?}",
+        loaded
+            .diagnostics
+            .iter()
+            .map(|d| &d.message)
+            .collect::<Vec<_>>()
+    );
+    let mut world = loaded.world.unwrap();
+    // A person waiting on the elevator (x 3..5, y -1..1 at ground level).
+    world.actors.push(passerby_world::Actor {
+        name: "rider".into(),
+        common: passerby_world::SimulableCommon {
+            init_pose: Pose3 {
+                x: 4.0,
+                y: 0.0,
+                ..Pose3::default()
+            },
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let built = build_scene(&world, &mut library());
+    let ground = passerby_scene::SceneGround::new(&built, &world);
+    let mut live = LiveScene::new(built, &world).unwrap();
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_ground(Box::new(ground));
+    let mut heights = Vec::new();
+    while sim.time() < 12.0 - 1e-9 {
+        sim.step();
+        live.update(&sim).unwrap();
+        if sim.steps().is_multiple_of(400) {
+            let rider = sim.pose("rider").unwrap().z;
+            // What a ray straight down at the elevator's corner meets (not under the rider).
+            let hit = live.built.scene.closest(&down_at(4.9, -0.9)).unwrap();
+            heights.push((sim.time(), rider, 10.0 - hit.t));
+        }
+    }
+    // Keyframes: 0.02 m until 2 s, up to 2.98 m at 10 s, held until 15 s.
+    for &(t, rider, plane) in &heights {
+        let expected = if t <= 2.0 {
+            0.02
+        } else if t >= 10.0 {
+            2.98
+        } else {
+            0.02 + (t - 2.0) / 8.0 * 2.96
+        };
+        assert!(
+            (f64::from(plane) - expected).abs() < 1e-3,
+            "t {t}: plane at {plane}"
+        );
+        assert!(
+            (rider - expected).abs() < 0.02,
+            "t {t}: rider at {rider}, floor at {expected}"
+        );
+    }
+    assert_eq!(heights.len(), 6, "{heights:?}");
 }

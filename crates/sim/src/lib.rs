@@ -19,6 +19,7 @@
 
 pub mod contacts;
 pub mod controllers;
+pub mod floors;
 pub mod gait;
 pub mod ground;
 pub mod keyframes;
@@ -209,6 +210,8 @@ pub struct Simulation {
     names: HashMap<String, ObjectRef>,
     notices: Vec<String>,
     ground: Box<dyn Ground>,
+    /// Horizontal planes that move (elevators), part of the ground.
+    floors: floors::Floors,
     contacts: Vec<Contact>,
     /// (object, part) set since the last step, to warn when two sources set the same one.
     set_since_step: HashSet<(String, Option<String>)>,
@@ -313,6 +316,7 @@ impl Simulation {
             names,
             notices,
             ground: Box::new(WorldGround::new(world)),
+            floors: floors::Floors::new(world),
             contacts: Vec::new(),
             set_since_step: HashSet::new(),
             warnings: Vec::new(),
@@ -359,7 +363,10 @@ impl Simulation {
     /// them (`ground::start_height`): the ground is known only once [`Simulation::set_ground`]
     /// has been called.
     fn start_on_ground(&mut self) {
-        let ground = self.ground.as_ref();
+        let ground = &floors::WithFloors {
+            ground: self.ground.as_ref(),
+            floors: &self.floors,
+        };
         for v in self.vehicles.iter_mut() {
             if v.follows_ground && v.keyframes.is_none() && !v.held {
                 v.pose.z = ground::start_height(ground, &v.pose);
@@ -417,10 +424,12 @@ impl Simulation {
 
     /// An object's pose.
     pub fn pose(&self, name: &str) -> Option<Pose3> {
-        Some(match self.find(name)? {
-            ObjectRef::Actor(i) => self.actors[i].pose,
-            ObjectRef::Vehicle(i) => self.vehicles[i].pose,
-            ObjectRef::Block(i) => self.blocks[i].pose,
+        Some(match self.find(name) {
+            Some(ObjectRef::Actor(i)) => self.actors[i].pose,
+            Some(ObjectRef::Vehicle(i)) => self.vehicles[i].pose,
+            Some(ObjectRef::Block(i)) => self.blocks[i].pose,
+            // A moving floor, by its element's scene name.
+            None => self.floors.pose(name)?,
         })
     }
 
@@ -615,7 +624,12 @@ impl Simulation {
         if self.steps == 0 {
             self.start_on_ground();
         }
-        let ground = self.ground.as_ref();
+        self.floors.move_to(t);
+        let with_floors = floors::WithFloors {
+            ground: self.ground.as_ref(),
+            floors: &self.floors,
+        };
+        let ground: &dyn Ground = &with_floors;
         for v in self.vehicles.iter_mut().filter(|v| !v.held) {
             v.pose = match &v.keyframes {
                 Some(k) => keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose),

@@ -499,6 +499,8 @@ fn a_ceiling_is_never_taken_for_the_floor() {
             cull_face: "NONE".into(),
             texture: String::new(),
             texture_size: [1.0, 1.0],
+            init_pose: None,
+            keyframes: None,
         }),
         label: None,
     };

@@ -208,6 +208,18 @@ pub struct HorizontalPlane {
     pub texture: String,
     /// Texture tile size, metres.
     pub texture_size: [f64; 2],
+    /// `<init_pose>` (x, y, yaw): where the plane's own frame stands (MVSim's elevator).
+    pub init_pose: Option<crate::Pose3>,
+    /// `<animation type="keyframes">`: the plane moves, relative to `init_pose`.
+    pub keyframes: Option<crate::KeyframeAnimation>,
+}
+
+impl HorizontalPlane {
+    /// Whether the plane is placed or moved by a pose (a floor of its own that the simulation
+    /// moves) rather than standing where its extent says.
+    pub fn moves(&self) -> bool {
+        self.init_pose.is_some() || self.keyframes.is_some()
+    }
 }
 
 /// `vertical_plane`.

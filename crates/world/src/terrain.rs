@@ -56,7 +56,8 @@ impl World {
         let mut out = Vec::new();
         for e in &self.elements {
             match &e.element {
-                WorldElement::HorizontalPlane(p) => {
+                // A plane that moves is a floor the simulation keeps (`passerby_sim::floors`).
+                WorldElement::HorizontalPlane(p) if !p.moves() => {
                     let [x0, x1, y0, y1] = p.extent;
                     if (x0..=x1).contains(&x) && (y0..=y1).contains(&y) {
                         out.push(p.z);

@@ -85,11 +85,15 @@ impl Loader<'_> {
                 let resolution = self.p_positive(&mut p, "resolution", 0.10);
                 let file_span = p.find("file").map_or(el.span, |f| f.text().1);
                 let cells = if lower.ends_with(".gridmap") || lower.ends_with(".gridmap.gz") {
-                    self.diags.warning(
-                        file_span,
-                        "MRPT `.gridmap` files are not decoded: this grid is not seen by sensors",
-                    );
-                    None
+                    // A missing file was reported by p_file already.
+                    match std::fs::read(&file).map(|b| crate::gridmap::read_gridmap(&b)) {
+                        Ok(Ok(cells)) => Some(cells),
+                        Ok(Err(e)) => {
+                            self.diags.error(file_span, format!("<file>: {e}"));
+                            None
+                        }
+                        Err(_) => None,
+                    }
                 } else {
                     let decoded = match &ros_map {
                         Some(m) => occupancy_from_ros_map(m),

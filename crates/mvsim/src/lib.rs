@@ -29,6 +29,7 @@ pub mod xml;
 mod actors;
 mod elements;
 mod globals;
+mod gridmap;
 mod loader;
 mod objects;
 mod params;

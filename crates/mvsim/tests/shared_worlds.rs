@@ -273,3 +273,24 @@ fn bundled_examples_load() {
         }
     }
 }
+
+#[test]
+fn demo_1robot_decodes_its_mrpt_gridmap() {
+    // `uma_campus.gridmap.gz`: an MRPT `COccupancyGridMap2D` (version 3, 8-bit cells). It was
+    // warned about and left unseen before. The figures are the file's own header; the count of
+    // occupied cells (negative log-odds) was taken independently with Python's gzip + struct.
+    let (world, w) = warnings(&tutorial("demo_1robot.world.xml"));
+    assert!(w.iter().all(|m| !m.contains("gridmap")), "{w:?}");
+    let grid = world
+        .elements
+        .iter()
+        .find_map(|e| match &e.element {
+            WorldElement::OccupancyGrid(g) => g.cells.as_ref(),
+            _ => None,
+        })
+        .expect("the grid's cells");
+    assert_eq!((grid.cols, grid.rows), (1888, 2738));
+    assert!((grid.resolution - 0.08).abs() < 1e-7);
+    assert!((grid.origin[0] + 10.0).abs() < 1e-6 && (grid.origin[1] + 127.04).abs() < 1e-4);
+    assert_eq!(grid.occupied.iter().filter(|&&o| o).count(), 27_656);
+}

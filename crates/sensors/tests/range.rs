@@ -542,3 +542,24 @@ fn a_vehicle_under_raised_terrain_starts_on_it_and_its_lidar_sees_the_ground_aro
         cloud.points.len()
     );
 }
+
+#[test]
+fn demo_1robots_lasers_see_its_mrpt_gridmap() {
+    // `uma_campus.gridmap.gz` is the world's only obstacle: decoded now, it was unseen (every
+    // range infinite) before.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/worlds/mvsim/mvsim_tutorial/demo_1robot.world.xml");
+    let world = passerby_mvsim::load_world_file(&path, &passerby_mvsim::LoadOptions::default())
+        .world
+        .unwrap();
+    let obs = run(&world, 0.05, 0, |_, _| {});
+    let scan = obs
+        .iter()
+        .find_map(|o| match o {
+            Observation::LaserScan(s) => Some(s),
+            _ => None,
+        })
+        .unwrap();
+    let hits = scan.ranges.iter().filter(|r| r.is_finite()).count();
+    assert!(hits > 50, "{hits} of {} rays hit", scan.ranges.len());
+}

@@ -83,7 +83,7 @@ pub struct OccupancyGrid {
     pub restitution: f64,
     /// Friction.
     pub lateral_friction: f64,
-    /// The decoded cells (images and ROS maps; `None` for MRPT `.gridmap` files).
+    /// The decoded cells (images, ROS maps and MRPT `.gridmap[.gz]` files).
     pub cells: Option<OccupancyCells>,
 }
 

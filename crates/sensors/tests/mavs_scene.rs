@@ -329,3 +329,69 @@ fn an_hdl64e_sweeps_from_minus_180_degrees_with_its_lower_block_on_every_fourth_
         "{first:?}"
     );
 }
+
+#[test]
+fn a_rig_vehicle_stands_on_a_raised_mavs_heightmap_and_its_lidar_sees_the_terrain() {
+    // A flat heightmap of grey 200 (hundreds of metres up at a metre per level): the rig's
+    // vehicle stayed at z = 0 under it and its lidar returned nothing.
+    let scratch = tempfile::tempdir().unwrap();
+    let map = scratch.path().join("plateau.png");
+    let mut encoder = png::Encoder::new(std::fs::File::create(&map).unwrap(), 16, 16);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&[200u8; 256])
+        .unwrap();
+    let scene = scratch.path().join("plateau.json");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"{{"UseFullPaths": true,
+                "Layered Surface": {{"Heightmap": {{"Map": "{}", "Resolution": 4.0, "Scale": 1.0}}}}}}"#,
+            map.display()
+        ),
+    )
+    .unwrap();
+    let rig = common::load(
+        r#"<vehicle name="r"><init_pose>0 0 0</init_pose>
+             <dynamics class="differential"><controller class="twist_ideal"/></dynamics>
+             <sensor class="lidar3d" name="lidar"><pose_3d>0 0 1 0 0 0</pose_3d>
+               <sensor_period>0.1</sensor_period><vert_nrays>16</vert_nrays><vert_fov_degrees>30</vert_fov_degrees>
+               <horz_nrays>360</horz_nrays><range_std_noise>0</range_std_noise><max_range>40</max_range></sensor></vehicle>"#,
+    );
+    let opts = passerby_mavs::Options::default();
+    let loaded = passerby_mavs::load_scene(&scene, &opts, passerby_mavs::SourceMap::new(), rig);
+    let world = loaded.world.unwrap();
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let built = build_scene(&world, &mut library);
+    let ground = passerby_scene::SceneGround::new(&built, &world);
+    let mut sim = Simulation::new(&world).unwrap();
+    sim.set_ground(Box::new(ground));
+    let mut rig = Rig::new(&world, 0);
+    let mut cloud = None;
+    while cloud.is_none() {
+        sim.step();
+        let view = SceneView { built: &built };
+        cloud = rig.step(&sim, &view).into_iter().find_map(|o| match o {
+            Observation::PointCloud(c) => Some(c),
+            _ => None,
+        });
+    }
+    let z = sim.vehicles()[0].pose.z;
+    assert!(z > 100.0, "the vehicle stands on the terrain: z {z}");
+    let cloud = cloud.unwrap();
+    let on_ground = cloud
+        .points
+        .iter()
+        .filter(|p| (p.position[2] + 1.0).abs() < 0.05)
+        .count();
+    assert!(
+        on_ground > 360,
+        "{on_ground} of {} points on the terrain",
+        cloud.points.len()
+    );
+}

@@ -322,7 +322,20 @@ impl Loader<'_> {
                 .p_text(p, "texture_image")
                 .map(|(t, s)| self.resolve_uri(&t, s))
                 .unwrap_or_default(),
-            texture_image_rotate: self.p_int(p, "texture_image_rotate", 0),
+            texture_image_rotate: {
+                let rotate = self.p_int(p, "texture_image_rotate", 0);
+                if ![0, 90, -90, 180, -180].contains(&rotate)
+                    && let Some(el) = p.find("texture_image_rotate")
+                {
+                    self.diags.error(
+                        el.span,
+                        format!(
+                            "<texture_image_rotate> is {rotate}: MVSim takes only 0, 90, -90 and 180"
+                        ),
+                    );
+                }
+                rotate
+            },
             texture_extension: [
                 self.p_non_negative(p, "texture_extension_x", 0.0),
                 self.p_non_negative(p, "texture_extension_y", 0.0),

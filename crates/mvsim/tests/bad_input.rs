@@ -352,3 +352,15 @@ fn an_unknown_tag_warns_once_per_file_whatever_its_context() {
         ["w.xml:2:45: warning: unknown tag `<sparkle>` in a <block> is ignored"]
     );
 }
+
+#[test]
+fn an_elevation_maps_texture_turns_by_right_angles_only() {
+    let loaded = load(
+        "<element class=\"elevation_map\"><elevation_data_matrix>[0 0; 0 0]</elevation_data_matrix>\n\
+         <texture_image_rotate>45</texture_image_rotate></element>",
+    );
+    assert_diag(
+        &loaded,
+        "w.xml:3:1: error: <texture_image_rotate> is 45: MVSim takes only 0, 90, -90 and 180",
+    );
+}

@@ -6,6 +6,7 @@
 //! ([`crate::LiveScene`]).
 
 mod placed;
+mod terrain;
 
 use crate::shapes::{circle, cuboid, prism, quad, ramp, sphere, terrain, wall_box};
 use crate::sky::{self, SkyBox};
@@ -509,13 +510,11 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 }
             }
             WorldElement::ElevationMap(m) => match &m.grid {
-                Some(g) => b.add(
-                    terrain(g),
-                    TERRAIN_COLOUR,
-                    Affine3A::IDENTITY,
-                    &name,
-                    &label("ground"),
-                ),
+                Some(g) => {
+                    let mesh = terrain(g);
+                    let surface = b.terrain_look(m, g, &mesh);
+                    b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
+                }
                 None => b.warn("elevation maps from DEM text files are not built yet".into()),
             },
             WorldElement::OccupancyGrid(_) => {
@@ -698,7 +697,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
 }
 
 /// Elevation maps without a texture (MVSim draws them in their colour map; a soil tone here).
-const TERRAIN_COLOUR: Color = Color {
+pub(crate) const TERRAIN_COLOUR: Color = Color {
     r: 0x8a,
     g: 0x7b,
     b: 0x5c,

@@ -137,3 +137,46 @@ fn doors_and_windows_are_openings_in_walls() {
     assert_eq!(hits(0.8, 1.5), None);
     assert!(hits(0.8, 0.5).is_some() && hits(0.8, 2.5).is_some());
 }
+
+/// Issue 24, item 4: an elevation map's `texture_image` was read and ignored (a fixed colour).
+/// As MRPT's `CMesh` lays it: image rows along +X and columns along +Y from the minimum corner,
+/// the whole image over the map (or one tile per `texture_extension`), turned first by
+/// `texture_image_rotate` as MRPT's `CImage::rotateImage` turns it.
+#[test]
+fn elevation_maps_show_their_texture_as_mvsim_lays_it() {
+    let dir_scratch = tempfile::tempdir().unwrap();
+    let dir = dir_scratch.path().to_path_buf();
+    let texture = write_texture(&dir);
+    let world = |rotate: i32, extension: f64| {
+        format!(
+            r#"<mvsim_world version="1.0">
+              <element class="elevation_map"><elevation_data_matrix>[0 0 0; 0 0 0; 0 0 0]</elevation_data_matrix>
+                <resolution>1</resolution><corner_min_x>0</corner_min_x><corner_min_y>0</corner_min_y>
+                <texture_image>{}</texture_image><texture_image_rotate>{rotate}</texture_image_rotate>
+                <texture_extension_x>{extension}</texture_extension_x><texture_extension_y>{extension}</texture_extension_y>
+              </element></mvsim_world>"#,
+            texture.display()
+        )
+    };
+    let (red, green, blue, white) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0; 3]);
+    let down = Vec3A::NEG_Z;
+    // The map spans 2 x 2 m from the origin: quarter (x, y) centres.
+    let at = |built: &BuiltScene, x: f32, y: f32| colour(built, [x, y, 5.0], down);
+    let built = build(&world(0, 0.0), &dir);
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
+    // Image row 0 (red, green) at low x; column 0 (red, blue) at low y.
+    assert!(close(at(&built, 0.5, 0.5), red));
+    assert!(close(at(&built, 0.5, 1.5), green));
+    assert!(close(at(&built, 1.5, 0.5), blue));
+    assert!(close(at(&built, 1.5, 1.5), white));
+    // Turned +90 degrees: destination (u, v) shows source (v, 1 - u).
+    let built = build(&world(90, 0.0), &dir);
+    assert!(close(at(&built, 0.5, 0.5), blue));
+    assert!(close(at(&built, 0.5, 1.5), red));
+    assert!(close(at(&built, 1.5, 0.5), white));
+    assert!(close(at(&built, 1.5, 1.5), green));
+    // One tile per metre: the image repeats, each texel a quarter metre.
+    let built = build(&world(0, 1.0), &dir);
+    assert!(close(at(&built, 1.25, 1.75), green));
+    assert!(close(at(&built, 0.75, 0.25), blue));
+}

@@ -50,8 +50,9 @@ def run(cmd, cwd, scratch):
     err_path = scratch / f"stderr-{threading.get_ident()}"
     with open(err_path, "wb") as err:
         start = time.monotonic()
+        # Offline: a mutated URI must not send anything over the network.
         p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err,
-                             start_new_session=True)
+                             start_new_session=True, env={**os.environ, "PASSERBY_OFFLINE": "1"})
         status, rss = None, 0
         while True:
             pid, wstatus, usage = os.wait4(p.pid, os.WNOHANG)

@@ -27,9 +27,9 @@ pub enum UriError {
     /// A local file that does not exist.
     #[error("model file `{0}` does not exist")]
     Missing(PathBuf),
-    /// A remote file that is not in the asset cache.
+    /// A remote file that is not in the asset cache, with downloading off.
     #[error(
-        "`{uri}` is not in the asset cache (looked for {looked}); downloading is not built in, so copy it there"
+        "`{uri}` is not in the asset cache (looked for {looked}) and downloading is off (--offline, or a build without the `download` feature): copy it there"
     )]
     NotCached {
         /// The URI.
@@ -37,8 +37,8 @@ pub enum UriError {
         /// Where it was looked for.
         looked: String,
     },
-    /// Downloading failed (or this build cannot download).
-    #[error("cannot download `{url}`: {reason}")]
+    /// Downloading failed (offline, say, or this build cannot download).
+    #[error("cannot download `{url}`: {reason} (copy it into the asset cache, or pass --offline)")]
     Download {
         /// What was fetched.
         url: String,
@@ -204,6 +204,7 @@ impl Resolver {
 #[cfg(feature = "download")]
 fn fetch(url: &str, target: &Path) -> Result<(), String> {
     const MAX_DOWNLOAD_BYTES: u64 = 2 << 30;
+    tracing::info!("downloading {url} into the asset cache (first use)");
     let mut response = ureq::get(url).call().map_err(|e| e.to_string())?;
     let bytes = response
         .body_mut()
@@ -215,11 +216,14 @@ fn fetch(url: &str, target: &Path) -> Result<(), String> {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
     }
+    let size = bytes.len();
     let partial = target.with_extension("partial");
     std::fs::write(&partial, bytes)
         .map_err(|e| format!("cannot write `{}`: {e}", partial.display()))?;
     std::fs::rename(&partial, target)
-        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))
+        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))?;
+    tracing::info!("downloaded {url} ({:.1} MB)", size as f64 / 1e6);
+    Ok(())
 }
 
 #[cfg(not(feature = "download"))]

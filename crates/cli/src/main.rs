@@ -47,10 +47,16 @@ pub struct GlobalArgs {
     /// Cache of remote models (http(s) model URIs) [default: ~/.cache/passerby]
     #[arg(long, global = true, value_name = "DIR", env = "PASSERBY_ASSET_CACHE")]
     pub asset_cache: Option<PathBuf>,
-    /// Fetch remote models missing from the asset cache into it (builds with the `download`
-    /// feature only; otherwise missing models get placeholders).
-    #[arg(long, global = true)]
-    pub download: bool,
+    /// Never download: remote models missing from the asset cache get placeholders (by
+    /// default they are fetched into it on first use, as MVSim does).
+    #[arg(
+        long,
+        global = true,
+        env = "PASSERBY_OFFLINE",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
+    pub offline: bool,
     /// Let `$(cmd)` in world files run shell commands (off: a world must not run programs).
     #[arg(long, global = true)]
     pub allow_shell: bool,
@@ -118,7 +124,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let level = match (cli.global.quiet, cli.global.verbose) {
         (true, _) => "error",
-        (false, 0) => "warn",
+        // Downloads say what they fetch (once per file, into the cache).
+        (false, 0) => "warn,passerby_assets::uri=info",
         (false, 1) => "debug",
         (false, _) => "trace",
     };

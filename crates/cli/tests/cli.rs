@@ -9,6 +9,8 @@ fn root() -> PathBuf {
 
 fn passerby(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_passerby"))
+        // Tests never reach the network: remote models not in the cache get placeholders.
+        .env("PASSERBY_OFFLINE", "1")
         .args(args)
         .current_dir(root())
         .output()
@@ -500,5 +502,70 @@ fn a_clip_the_model_lacks_is_a_warning_of_check_and_run_plays_the_first() {
             .count(),
         1,
         "warned once: {stderr}"
+    );
+}
+
+/// Issue 24, item 6: remote models are downloaded by default (from a loopback server of the
+/// test's own here), `--offline` / `PASSERBY_OFFLINE=1` forbids it.
+#[test]
+fn remote_models_are_downloaded_by_default_and_not_offline() {
+    use std::io::{Read, Write};
+    let body = std::fs::read(root().join("../shared/assets/mvsim-models/chair_x3.dae")).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let header = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(header.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("remote.world.xml");
+    std::fs::write(
+        &world,
+        format!(
+            r#"<mvsim_world version="1.0"><block name="chair"><init_pose>0 0 0</init_pose>
+                 <visual><model_uri>http://127.0.0.1:{port}/models/chair_x3.dae</model_uri></visual>
+               </block></mvsim_world>"#
+        ),
+    )
+    .unwrap();
+    let check = |offline: bool| {
+        let cache = dir
+            .path()
+            .join(if offline { "cache-offline" } else { "cache" });
+        Command::new(env!("CARGO_BIN_EXE_passerby"))
+            .env("PASSERBY_OFFLINE", if offline { "1" } else { "0" })
+            .arg("--asset-cache")
+            .arg(&cache)
+            .arg("check")
+            .arg(&world)
+            .output()
+            .unwrap()
+    };
+    let offline = check(true);
+    let stderr = text(&offline.stderr);
+    assert!(stderr.contains("downloading is off"), "{stderr}");
+    assert!(text(&offline.stdout).contains("models: 0 files loaded, 1 not available"));
+    let online = check(false);
+    let stderr = text(&online.stderr);
+    assert!(online.status.success(), "{stderr}");
+    assert!(stderr.contains("downloading http://127.0.0.1"), "{stderr}");
+    assert!(
+        text(&online.stdout).contains("models: 1 files loaded, 0 not available"),
+        "{}",
+        text(&online.stdout)
+    );
+    assert!(
+        dir.path()
+            .join(format!("cache/127.0.0.1:{port}/models/chair_x3.dae"))
+            .is_file()
     );
 }

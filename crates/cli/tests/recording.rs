@@ -12,7 +12,10 @@ fn repo() -> PathBuf {
 
 fn passerby() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_passerby"));
-    c.current_dir(repo()).arg("--quiet");
+    // Tests never reach the network: remote models not in the cache get placeholders.
+    c.current_dir(repo())
+        .env("PASSERBY_OFFLINE", "1")
+        .arg("--quiet");
     c
 }
 
@@ -240,6 +243,7 @@ fn a_full_disk_closes_the_recording_at_its_last_complete_chunk() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("full.mcap");
     let run = Command::new("bash")
+        .env("PASSERBY_OFFLINE", "1")
         .arg("-c")
         .arg(r#"trap '' XFSZ; ulimit -f 20000; exec "$@""#)
         .arg("passerby")
@@ -400,6 +404,7 @@ fn a_recording_can_be_written_into_a_pipe() {
     record(&file, "0.3", "2", None);
     // Not quiet: the summary must keep out of the recording.
     let piped = Command::new(env!("CARGO_BIN_EXE_passerby"))
+        .env("PASSERBY_OFFLINE", "1")
         .current_dir(repo())
         .args(["run", "examples/sensor_rig.world.xml", "--duration", "0.3"])
         .args(["--threads", "2", "--out", "/dev/stdout"])

@@ -42,7 +42,7 @@ pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
         .clone()
         .unwrap_or_else(Resolver::default_cache_dir);
     let mut resolver = Resolver::new(cache);
-    resolver.download = global.download;
+    resolver.download = !global.offline && cfg!(feature = "download");
     ModelLibrary::new(resolver)
 }
 

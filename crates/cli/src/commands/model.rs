@@ -51,7 +51,7 @@ pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result
         .clone()
         .unwrap_or_else(passerby_assets::Resolver::default_cache_dir);
     let mut resolver = passerby_assets::Resolver::new(cache);
-    resolver.download = global.download;
+    resolver.download = !global.offline && cfg!(feature = "download");
     match command {
         ModelCommand::Inspect(args) => {
             let model = match open(&resolver, &args.file) {

@@ -14,6 +14,10 @@
 //!   those placed; after 100,000 misses in a row MAVS gives up (it throws; we keep what was
 //!   placed and the caller warns). A fan of zero area is an error, as in MAVS.
 //!
+//! Bounded work: spacing is checked against the neighbouring cells of a grid of the spacing's
+//! size, and an entry's box draws are capped (a million plus 200 per object), past which
+//! the rest of its objects go on the polygon's edges (only a sliver in a huge box gets there).
+//!
 //! MAVS draws with C `rand()` and a default-seeded `mt19937`; neither sequence is worth
 //! reproducing. Here each entry owns a ChaCha8 generator seeded from the run's seed and the
 //! entry's index, so the same seed gives the same scene and adding an entry moves no other.
@@ -187,6 +191,13 @@ pub const MAX_MISSES: usize = 100_000;
 /// edges instead (a polygon going out and back along the same edges has no area either).
 const MAX_BOX_DRAWS: usize = 1_000_000;
 
+/// Box draws for a whole entry beyond which its remaining points go on the polygon's edges (a
+/// region of 0.5 % of its box still fills by drawing): a sliver in a large box could otherwise
+/// take days for a million objects.
+fn box_draw_budget(count: usize) -> usize {
+    1_000_000usize.saturating_add(count.saturating_mul(200))
+}
+
 /// `count` points inside `polygon` as MAVS places them: uniformly by its crossing-number test
 /// without a spacing; with `min_spacing` > 0, in its fan of triangles, each at least that far
 /// from the others, fewer when [`MAX_MISSES`] draws in a row miss.
@@ -201,10 +212,12 @@ pub fn scatter(
     }
     let (lo, hi) = (polygon.lo, polygon.hi);
     let mut out = Vec::with_capacity(count);
+    let mut budget = box_draw_budget(count);
     for _ in 0..count {
         let mut point = None;
-        if !polygon.flat {
-            for _ in 0..MAX_BOX_DRAWS {
+        if !polygon.flat && budget > 0 {
+            for _ in 0..MAX_BOX_DRAWS.min(budget) {
+                budget -= 1;
                 let p = [
                     lo[0] + (hi[0] - lo[0]) * rng.random::<f64>(),
                     lo[1] + (hi[1] - lo[1]) * rng.random::<f64>(),
@@ -234,6 +247,16 @@ fn scatter_spaced(
     let p0 = polygon.points[0];
     let spacing2 = min_spacing * min_spacing;
     let mut out: Vec<[f64; 2]> = Vec::with_capacity(count);
+    // Placed points by cell of `min_spacing`: a candidate is checked against its 3 x 3 cells
+    // only, not against every point placed (a million objects took hours).
+    let cell = |p: [f64; 2]| {
+        (
+            (p[0] / min_spacing).floor() as i64,
+            (p[1] / min_spacing).floor() as i64,
+        )
+    };
+    let mut grid: std::collections::HashMap<(i64, i64), Vec<usize>> =
+        std::collections::HashMap::new();
     let mut misses = 0;
     while out.len() < count && misses < MAX_MISSES {
         let mut at = rng.random::<f64>() * total;
@@ -254,10 +277,20 @@ fn scatter_spaced(
             p0[0] + r1 * (b[0] - p0[0]) + r2 * (c[0] - p0[0]),
             p0[1] + r1 * (b[1] - p0[1]) + r2 * (c[1] - p0[1]),
         ];
-        if out
-            .iter()
-            .all(|q| (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) >= spacing2)
-        {
+        let (cx, cy) = cell(p);
+        let far_enough = (-1..=1).all(|dx| {
+            (-1..=1).all(|dy| {
+                let key = (cx.saturating_add(dx), cy.saturating_add(dy));
+                grid.get(&key).is_none_or(|near| {
+                    near.iter().all(|&i| {
+                        let q = out[i];
+                        (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) >= spacing2
+                    })
+                })
+            })
+        });
+        if far_enough {
+            grid.entry((cx, cy)).or_default().push(out.len());
             out.push(p);
             misses = 0;
         } else {
@@ -351,6 +384,21 @@ mod tests {
             scatter(&point, 3, 1.0, &mut entry_rng(1, 0)),
             Err(PolygonError::ZeroAreaWithSpacing)
         );
+    }
+
+    #[test]
+    fn many_objects_and_slivers_take_bounded_time() {
+        let started = std::time::Instant::now();
+        // 50,000 spaced objects: checked against every placed one, this took minutes.
+        let square = polygon(&[[0.0, 0.0], [1000.0, 0.0], [1000.0, 1000.0], [0.0, 1000.0]]);
+        let spaced = scatter(&square, 50_000, 0.5, &mut entry_rng(1, 0)).unwrap();
+        assert_eq!(spaced.len(), 50_000);
+        // A sliver 1e-9 wide in a kilometre box: 1,000 objects, most on its edges.
+        let sliver = polygon(&[[0.0, 0.0], [1000.0, 1000.0], [1_000.0, 1_000.000_000_001]]);
+        let thin = scatter(&sliver, 1_000, 0.0, &mut entry_rng(1, 0)).unwrap();
+        assert_eq!(thin.len(), 1_000);
+        assert!(thin.iter().all(|p| sliver.contains(*p)));
+        assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     }
 
     #[test]

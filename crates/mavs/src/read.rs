@@ -188,14 +188,20 @@ pub(crate) fn json_file(
             return None;
         }
     };
-    // A file that is not JSON text is named, never quoted: a scene from someone else must not
-    // print lines of any file it names (`"Object Labels": "../../../etc/shadow"`).
-    let Some(text) = json_text(text) else {
-        fail(format!(
-            "the {what} `{}` is not a JSON file",
-            path.display()
-        ));
-        return None;
+    // A file another file names that is not JSON text is named, never quoted: a scene from
+    // someone else must not print lines of any file it names (`"Object Labels":
+    // "../../../etc/shadow"`). A file given on the command line is the user's own: its syntax
+    // errors are shown at their place.
+    let text = match (json_text(text.clone()), named_at) {
+        (Some(text), _) => text,
+        (None, None) => String::from_utf8_lossy(&text).into_owned(),
+        (None, Some(_)) => {
+            fail(format!(
+                "the {what} `{}` is not a JSON file",
+                path.display()
+            ));
+            return None;
+        }
     };
     let file = sources.add(path, text);
     match json::parse(&sources.file(file).text, file) {

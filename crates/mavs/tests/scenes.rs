@@ -201,6 +201,25 @@ fn a_file_named_that_is_not_json_is_named_never_quoted() {
 }
 
 #[test]
+fn a_broken_file_given_on_the_command_line_is_an_error_at_its_place() {
+    // The user's own actor file (`--mavs-actors`) with a byte that is not UTF-8: its syntax
+    // error is shown where it is (found by the mutation campaign: "not a JSON file", no place).
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    put(dir, "scenes/empty.json", "{}");
+    let actors = dir.join("actors.json");
+    std::fs::write(&actors, b"{\"Actors\": \xff}").unwrap();
+    let opts = Options {
+        data_dir: Some(dir.to_path_buf()),
+        actors: Some(actors),
+        ..options(0)
+    };
+    let loaded = load_scene_file(&dir.join("scenes/empty.json"), &opts);
+    assert!(loaded.world.is_none());
+    expect(&messages(&loaded), "actors.json:1:12: error: ");
+}
+
+#[test]
 fn scale_factors_beyond_any_object_are_refused_at_their_place() {
     // 3000 random cubes scaled up to 1e9 each spanned the scene: a 0.5 s run took minutes.
     let m = failing(

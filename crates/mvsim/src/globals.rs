@@ -132,7 +132,17 @@ impl Loader<'_> {
         let w = &mut self.world.params.clone();
         match el.name.as_str() {
             "simul_timestep" => {
-                let dt = self.p_non_negative(&mut p, "simul_timestep", 0.0);
+                let mut dt = self.p_non_negative(&mut p, "simul_timestep", 0.0);
+                // As the simulation's own bound (MVSim recommends 1 to 20 ms).
+                if dt > 1.0
+                    && let Some(el) = p.find("simul_timestep")
+                {
+                    self.diags.error(
+                        el.span,
+                        format!("<simul_timestep> is {dt:e} s: at most 1 s a step"),
+                    );
+                    dt = 0.0;
+                }
                 w.simul_timestep = if dt == 0.0 {
                     Timestep::Auto
                 } else {

@@ -364,3 +364,13 @@ fn an_elevation_maps_texture_turns_by_right_angles_only() {
         "w.xml:3:1: error: <texture_image_rotate> is 45: MVSim takes only 0, 90, -90 and 180",
     );
 }
+
+#[test]
+fn a_time_step_over_a_second_is_refused() {
+    // A step of 1e308 s made an actor's looped path, and the run, endless (mutation campaign).
+    let loaded = load("<simul_timestep>1e308</simul_timestep>");
+    assert_diag(
+        &loaded,
+        "w.xml:2:1: error: <simul_timestep> is 1e308 s: at most 1 s a step",
+    );
+}

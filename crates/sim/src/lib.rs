@@ -61,8 +61,8 @@ pub enum SimError {
         /// The values.
         values: Vec<f64>,
     },
-    /// A non-positive or non-finite time step.
-    #[error("the time step must be a positive number of seconds, not {0}")]
+    /// A time step that is not positive, not finite or over [`MAX_TIMESTEP`].
+    #[error("the time step must be a positive number of seconds up to {MAX_TIMESTEP}, not {0}")]
     BadTimestep(f64),
     /// A block that never moves (`<static>true</static>`) was asked to.
     #[error("block `{0}` is static (<static>true</static>): it cannot be moved")]
@@ -200,6 +200,10 @@ pub struct Contact {
     pub point: [f64; 3],
 }
 
+/// The longest time step, seconds: MVSim recommends 1 to 20 ms, and a step of 1e308 s made an
+/// actor's path loop (and the run) endless.
+pub const MAX_TIMESTEP: f64 = 1.0;
+
 /// A world in motion.
 pub struct Simulation {
     timestep: f64,
@@ -250,7 +254,7 @@ impl Simulation {
         let timestep = options
             .timestep
             .unwrap_or_else(|| world.effective_timestep());
-        if !(timestep > 0.0 && timestep.is_finite()) {
+        if !(timestep > 0.0 && timestep <= MAX_TIMESTEP) {
             return Err(SimError::BadTimestep(timestep));
         }
         let mut notices = Vec::new();

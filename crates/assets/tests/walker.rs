@@ -26,6 +26,17 @@ fn hausdorff(a: &[Vec3], b: &[Vec3]) -> f32 {
     directed(a, b).max(directed(b, a))
 }
 
+/// A truth sample's points: `[[x, y, z], ...]`.
+fn truth_points(points: &serde_json::Value) -> Vec<Vec3> {
+    let coordinate = |v: &serde_json::Value| v.as_f64().expect("a number") as f32;
+    points
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| Vec3::new(coordinate(&p[0]), coordinate(&p[1]), coordinate(&p[2])))
+        .collect()
+}
+
 /// Poses `model` at every truth frame of every clip (named by `clip_name`) and returns the
 /// worst Hausdorff distance to Blender's points, in metres, after converting the file's frame.
 fn worst_distance(
@@ -69,18 +80,7 @@ fn worst_distance_to(
         );
         for (frame, points) in clip_truth["samples"].as_object().expect("samples") {
             let t = frame.parse::<f32>().expect("frame number") / fps;
-            let expected: Vec<Vec3> = points
-                .as_array()
-                .expect("points")
-                .iter()
-                .map(|p| {
-                    Vec3::new(
-                        p[0].as_f64().unwrap() as f32,
-                        p[1].as_f64().unwrap() as f32,
-                        p[2].as_f64().unwrap() as f32,
-                    )
-                })
-                .collect();
+            let expected = truth_points(points);
             pose.sample(model, clip, t, Wrap::Clamp);
             let posed: Vec<Vec3> = poser
                 .posed_vertices(model, &pose)
@@ -424,18 +424,7 @@ fn dae_against_truth(
     let (mut as_stored, mut supplied) = (0.0f32, 0.0f32);
     for (frame, points) in walk["samples"].as_object().unwrap() {
         let t = frame.parse::<f32>().unwrap() / 30.0;
-        let expected: Vec<Vec3> = points
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                Vec3::new(
-                    p[0].as_f64().unwrap() as f32,
-                    p[1].as_f64().unwrap() as f32,
-                    p[2].as_f64().unwrap() as f32,
-                )
-            })
-            .collect();
+        let expected = truth_points(points);
         let mut pose = Pose::rest(dae);
         pose.sample(dae, clip, t, Wrap::Clamp);
         let posed: Vec<Vec3> = Poser::new()

@@ -128,18 +128,9 @@ fn a_recording_is_read_by_independent_readers_and_identical_for_any_thread_count
             .any(|(t, n)| t == "/r1/vlp16_points" && *n == 20),
         "{counts:?}"
     );
-    let out = Command::new(readers_python())
-        .arg(repo().join("crates/cli/tests/readers.py"))
-        .arg(&one)
-        .arg("2")
-        .arg(&dump)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    python_script(
+        "readers.py",
+        &[one.as_os_str(), "2".as_ref(), dump.as_os_str()],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -152,8 +143,13 @@ fn python_message_count(path: &Path) -> u64 {
 
 /// `read_all.py` with `args`: the count it prints, once it succeeded.
 fn read_all(args: &[&std::ffi::OsStr]) -> u64 {
+    python_script("read_all.py", args).trim().parse().unwrap()
+}
+
+/// Runs `crates/cli/tests/SCRIPT` with the readers' Python; its output, once it succeeded.
+fn python_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
     let out = Command::new(readers_python())
-        .arg(repo().join("crates/cli/tests/read_all.py"))
+        .arg(repo().join("crates/cli/tests").join(script))
         .args(args)
         .output()
         .unwrap();
@@ -163,7 +159,7 @@ fn read_all(args: &[&std::ffi::OsStr]) -> u64 {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Starts a long run paced at real time into `out`, sends `signal` after 2 s and returns the

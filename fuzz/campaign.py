@@ -420,6 +420,8 @@ def main():
                     first = next((l for l in stderr.splitlines() if l.startswith("error: ")), "?")
                     first = re.sub(r"\d+", "N", re.sub(r"/\S+", "PATH", first))[:120]
                     status2[first] = status2.get(first, 0) + 1
+                if seconds > s["max_s"]:
+                    s["slowest"] = f"{what} ({name})"
                 s["max_s"] = max(s["max_s"], seconds)
                 s["max_rss"] = max(s["max_rss"], rss)
                 if broken:
@@ -442,6 +444,7 @@ def main():
         print(f"{kind:<12} {s['cases']:>6} {s['refused']:>8} {s['ran']:>10} {s['max_s']:>7.2f} "
               f"{s['max_rss'] // 1024:>7} {s['broken']:>7}")
         print(f"  mutations: {', '.join(f'{k} {v}' for k, v in sorted(s['ops'].items()))}")
+        print(f"  slowest: {s.get('slowest', '-')}")
     for message, n in sorted(status2.items(), key=lambda kv: -kv[1])[:15]:
         print(f"exit 2 ({n}x): {message}")
     for kind, what, name, broken in broken_cases[:50]:

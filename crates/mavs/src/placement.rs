@@ -25,12 +25,17 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// The farthest a polygon's corner may be from the origin, metres: ten thousand kilometres,
+/// beyond which single-precision geometry has no metre left (corners of 1e308 put objects at
+/// infinity, and every ray tested them).
+pub const MAX_COORDINATE: f64 = 1e7;
+
 /// Why a polygon cannot be sampled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PolygonError {
     /// Fewer than three corners (MAVS's test puts no point inside them).
     TooFewPoints(usize),
-    /// A corner that is not a finite number.
+    /// A corner that is not a finite number, or farther than [`MAX_COORDINATE`] metres out.
     NotFinite(usize),
     /// A fan of zero area asked to keep a minimum spacing (MAVS refuses it too).
     ZeroAreaWithSpacing,
@@ -42,7 +47,10 @@ impl std::fmt::Display for PolygonError {
             PolygonError::TooFewPoints(n) => {
                 write!(f, "a polygon needs at least 3 points, found {n}")
             }
-            PolygonError::NotFinite(i) => write!(f, "point {i} is not a finite number"),
+            PolygonError::NotFinite(i) => write!(
+                f,
+                "point {i} is not a number within {MAX_COORDINATE:e} m of the origin"
+            ),
             PolygonError::ZeroAreaWithSpacing => write!(
                 f,
                 "the polygon has no area, so no `Minimum Spacing` can be kept in it (MAVS refuses it too)"
@@ -83,7 +91,7 @@ impl Polygon {
         }
         if let Some(i) = points
             .iter()
-            .position(|p| !(p[0].is_finite() && p[1].is_finite()))
+            .position(|p| !(p[0].abs() <= MAX_COORDINATE && p[1].abs() <= MAX_COORDINATE))
         {
             return Err(PolygonError::NotFinite(i));
         }
@@ -316,6 +324,11 @@ mod tests {
         );
         assert_eq!(
             Polygon::new(vec![[0.0, 0.0], [1.0, f64::NAN], [2.0, 2.0]]),
+            Err(PolygonError::NotFinite(1))
+        );
+        // Corners of 1e308 put objects at infinity (a 0.5 s run took 6 s): out of range.
+        assert_eq!(
+            Polygon::new(vec![[0.0, 0.0], [1e308, 0.0], [0.0, -1e308]]),
             Err(PolygonError::NotFinite(1))
         );
         // Concave, crossed and flat polygons are all accepted, as MAVS accepts them.

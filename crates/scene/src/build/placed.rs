@@ -17,6 +17,15 @@ impl Builder<'_> {
     pub(crate) fn placed_mesh(&mut self, m: &MeshInstance) {
         let class = m.label.clone().unwrap_or_else(|| "static".into());
         let world_from_model = affine_of_3x4(&m.world_from_model);
+        // A placement beyond single precision (a position of 1e308) would give the ray caster
+        // infinite bounds, and every ray would test it: such an object is left out.
+        if !world_from_model.is_finite() {
+            self.warn(format!(
+                "`{}` is placed beyond single precision (non-finite transform): left out",
+                m.name
+            ));
+            return;
+        }
         if let Some(labels) = &m.group_labels {
             let Some(groups) = self.group_meshes(&m.model_uri, m.smooth_normals) else {
                 return;

@@ -159,13 +159,15 @@ impl Report {
 /// Reads and parses a side file (labels, animations, waypoints, actors) into `sources`. A file
 /// that cannot be read is reported where it is named (`named_at`: span and JSON path), or
 /// without a position; a syntax error at its own place.
-/// `bytes` as text if they can be a JSON file: UTF-8 (a byte-order mark allowed) without NUL
-/// bytes, whose first non-blank character opens an object or an array.
-fn json_text(bytes: Vec<u8>) -> Option<String> {
-    let text = String::from_utf8(bytes).ok()?;
-    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+/// Whether `bytes` can be a JSON file: UTF-8 (a byte-order mark allowed) without NUL bytes,
+/// whose first non-blank character opens an object or an array.
+fn looks_like_json(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let start = body.trim_start();
-    (!body.contains('\0') && (start.starts_with('{') || start.starts_with('['))).then_some(text)
+    !body.contains('\0') && (start.starts_with('{') || start.starts_with('['))
 }
 
 pub(crate) fn json_file(
@@ -192,17 +194,14 @@ pub(crate) fn json_file(
     // someone else must not print lines of any file it names (`"Object Labels":
     // "../../../etc/shadow"`). A file given on the command line is the user's own: its syntax
     // errors are shown at their place.
-    let text = match (json_text(text.clone()), named_at) {
-        (Some(text), _) => text,
-        (None, None) => String::from_utf8_lossy(&text).into_owned(),
-        (None, Some(_)) => {
-            fail(format!(
-                "the {what} `{}` is not a JSON file",
-                path.display()
-            ));
-            return None;
-        }
-    };
+    if named_at.is_some() && !looks_like_json(&text) {
+        fail(format!(
+            "the {what} `{}` is not a JSON file",
+            path.display()
+        ));
+        return None;
+    }
+    let text = String::from_utf8_lossy(&text).into_owned();
     let file = sources.add(path, text);
     match json::parse(&sources.file(file).text, file) {
         Ok(root) => Some(root),

@@ -453,12 +453,10 @@ fn si(v: f64) -> String {
 
 /// A byte count in B, kB, MB or GB.
 fn bytes(v: f64) -> String {
-    let n = si(v);
-    if n.ends_with(' ') {
-        format!("{n}B")
-    } else if v < 1e3 {
-        format!("{n} B")
+    // `si` ends in a prefix (`12.3 M`) from a thousand on, in a bare number below.
+    if v < 1e3 {
+        format!("{} B", si(v))
     } else {
-        format!("{n}B")
+        format!("{}B", si(v))
     }
 }

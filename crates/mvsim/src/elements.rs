@@ -118,6 +118,7 @@ impl Loader<'_> {
                     show_collisions: self.p_bool(&mut p, "show_collisions", true),
                     restitution: self.p_non_negative(&mut p, "restitution", 0.01),
                     lateral_friction: self.p_non_negative(&mut p, "lateral_friction", 0.5),
+                    wall_height: self.p_non_negative(&mut p, "wall_height", 0.0),
                     cells,
                 })
             }
@@ -711,6 +712,7 @@ fn occupancy_from_image(
         [-cx * resolution, -cy * resolution],
         0.0,
         |v| 1.0 - v > 0.5,
+        crate::gridmap::shade_of_free_probability,
     ))
 }
 
@@ -724,6 +726,17 @@ fn occupancy_from_ros_map(map: &RosMap) -> Result<OccupancyCells, String> {
         [map.origin[0], map.origin[1]],
         map.origin[2],
         |v| (if negate { v } else { 1.0 - v }) > threshold,
+        |v| {
+            // map_server's trinary reading: occupied, free or unknown.
+            let occupancy = if negate { v } else { 1.0 - v };
+            if occupancy > threshold {
+                crate::gridmap::shade_of_free_probability(0.0)
+            } else if occupancy < map.free_thresh {
+                crate::gridmap::shade_of_free_probability(1.0)
+            } else {
+                127
+            }
+        },
     ))
 }
 
@@ -733,19 +746,22 @@ fn cells_from_grey(
     origin: [f64; 2],
     yaw: f64,
     occupied: impl Fn(f64) -> bool,
+    shade: impl Fn(f64) -> u8,
 ) -> OccupancyCells {
     // Image rows run top-down; cells bottom-up.
-    let occupied = (0..grey.rows)
-        .rev()
-        .flat_map(|row| (0..grey.cols).map(move |col| (row, col)))
-        .map(|(row, col)| occupied(grey.values[row * grey.cols + col]))
-        .collect();
+    let values = || {
+        (0..grey.rows)
+            .rev()
+            .flat_map(|row| (0..grey.cols).map(move |col| (row, col)))
+            .map(|(row, col)| grey.values[row * grey.cols + col])
+    };
     OccupancyCells {
         cols: grey.cols,
         rows: grey.rows,
         resolution,
         origin,
         yaw,
-        occupied,
+        occupied: values().map(occupied).collect(),
+        shade: values().map(shade).collect(),
     }
 }

@@ -73,12 +73,16 @@ pub fn read_gridmap(bytes: &[u8]) -> Result<OccupancyCells, String> {
             format!("{size_x} x {size_y} cells of {bits} bits: more than the file holds")
         })?;
     let cells = r.take(count * cell_bytes)?;
-    let occupied = if cell_bytes == 1 {
-        cells.iter().map(|&c| (c as i8) < 0).collect()
+    // MRPT's lowest cell value is one above the type's (its `CELLTYPE_MIN`).
+    let log_odds: Vec<i32> = if cell_bytes == 1 {
+        cells
+            .iter()
+            .map(|&c| i32::from(c as i8).max(-127))
+            .collect()
     } else {
         cells
             .chunks_exact(2)
-            .map(|c| i16::from_le_bytes([c[0], c[1]]) < 0)
+            .map(|c| i32::from(i16::from_le_bytes([c[0], c[1]])).max(-32767))
             .collect()
     };
     Ok(OccupancyCells {
@@ -87,8 +91,25 @@ pub fn read_gridmap(bytes: &[u8]) -> Result<OccupancyCells, String> {
         resolution: f64::from(resolution),
         origin: [f64::from(x_min), f64::from(y_min)],
         yaw: 0.0,
-        occupied,
+        occupied: log_odds.iter().map(|&l| l < 0).collect(),
+        shade: log_odds.into_iter().map(shade_of_log_odds).collect(),
     })
+}
+
+/// How MRPT draws a cell of integer log-odds `l` (`l2p_255`): the free probability
+/// `1 / (1 + exp(-l / 16))` times 255, truncated.
+pub(crate) fn shade_of_log_odds(l: i32) -> u8 {
+    let free = 1.0 / (1.0 + (-(l as f32) / 16.0).exp());
+    (free * 255.0) as u8
+}
+
+/// How MRPT draws a cell it was given as free probability `p` (from an image): stored as
+/// 8-bit log-odds (`p2l`: the logit times 16, rounded, after `loadFromBitmap` clamps `p` to
+/// 0.01..0.99), then drawn by [`shade_of_log_odds`].
+pub(crate) fn shade_of_free_probability(p: f64) -> u8 {
+    let p = p.clamp(0.01, 0.99);
+    let l = ((p / (1.0 - p)).ln() * 16.0).round() as i32;
+    shade_of_log_odds(l.clamp(-127, 127))
 }
 
 /// Little-endian fields, never past the end.
@@ -156,7 +177,19 @@ mod tests {
                 (3, 2, 0.5, [-1.0, 2.0])
             );
             assert_eq!(g.occupied, [false, true, false, false, true, false]);
+            // Unknown cells are drawn 127 (transparent), as MRPT's `l2p_255(0)`.
+            assert_eq!(g.shade[0], 127);
+            assert!(g.shade[1] < 127 && g.shade[2] > 240);
         }
+    }
+
+    #[test]
+    fn shades_follow_mrpt_lookup_tables() {
+        // `loadFromBitmap` clamps to 0.01..0.99: black and white draw as 2 and 252.
+        assert_eq!(shade_of_free_probability(0.0), 2);
+        assert_eq!(shade_of_free_probability(1.0), 252);
+        assert_eq!(shade_of_free_probability(0.5), 127);
+        assert_eq!(shade_of_log_odds(-127), 0);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! bookkeeping of meshes shared by URI. Must not touch: how objects move afterwards
 //! ([`crate::LiveScene`]).
 
+mod occupancy;
 mod placed;
 mod terrain;
 
@@ -44,6 +45,28 @@ struct Builder<'l> {
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
     batch: StaticBatch,
+}
+
+/// A mesh's look in one texture, its corners mapped to texture coordinates by `uv`.
+fn textured_surface(
+    mesh: &TriangleMesh,
+    image: Arc<passerby_assets::TextureImage>,
+    uv: impl Fn(Vec3) -> Vec2,
+) -> Surface {
+    let vertices = mesh.vertices();
+    Surface {
+        materials: vec![SurfaceMaterial {
+            colour: [1.0; 3],
+            texture: Some(image),
+        }],
+        triangle_material: vec![0; mesh.triangle_count()],
+        triangle_uvs: mesh
+            .triangles()
+            .iter()
+            .map(|t| t.map(|i| uv(Vec3::from(vertices[i as usize]))))
+            .collect(),
+        triangle_normals: Vec::new(),
+    }
 }
 
 /// Static geometry merged into one world-space mesh, with the object of each triangle.
@@ -117,20 +140,7 @@ impl Builder<'_> {
                 return plain;
             }
         };
-        let vertices = mesh.vertices();
-        Surface {
-            materials: vec![SurfaceMaterial {
-                colour: [1.0; 3],
-                texture: Some(image),
-            }],
-            triangle_material: vec![0; mesh.triangle_count()],
-            triangle_uvs: mesh
-                .triangles()
-                .iter()
-                .map(|t| t.map(|i| uv(Vec3::from(vertices[i as usize]))))
-                .collect(),
-            triangle_normals: Vec::new(),
-        }
+        textured_surface(mesh, image, uv)
     }
 
     /// The sky box whose six images `pattern` names (`%s` replaced by each face's name); none,
@@ -517,15 +527,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 }
                 None => b.warn("elevation maps from DEM text files are not built yet".into()),
             },
-            WorldElement::OccupancyGrid(_) => {
-                // Seen by 2D lasers (which need its id and class); not 3D geometry yet.
-                let object = b.scene_object(&name, &label("wall"));
-                b.batch
-                    .by_name
-                    .insert(name.clone(), b.batch.objects.len() as u32);
-                b.batch.objects.push(object);
-                b.warn("occupancy grids are seen by 2D lasers only, not in the 3D scene yet".into())
-            }
+            WorldElement::OccupancyGrid(g) => b.occupancy_grid(g, &name, &label("wall")),
             WorldElement::PointCloud(_) => {
                 b.warn("point cloud elements are not in the 3D scene yet".into())
             }

@@ -405,28 +405,30 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
     assert!(on_body > 100, "{on_body} points on the walker");
 }
 
-#[test]
-fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
-    // 20 x 10 pixels, white but for a black column at x = 15; pixel (5, 5) (from the left and
-    // from the bottom) at the world origin, 0.1 m per pixel: the column spans x in [1.0, 1.1).
-    let dir_scratch = tempfile::tempdir().unwrap();
-    let dir = dir_scratch.path().to_path_buf();
-    std::fs::create_dir_all(&dir).unwrap();
+/// A 20 x 10 pixel occupancy image, white but for a black column at x = 15, written in `dir`.
+fn grid_png(dir: &std::path::Path) -> std::path::PathBuf {
     let png_path = dir.join("grid.png");
     let (w, h) = (20u32, 10u32);
     let pixels: Vec<u8> = (0..h)
         .flat_map(|_| (0..w).map(|x| if x == 15 { 0u8 } else { 255 }))
         .collect();
-    {
-        let file = std::fs::File::create(&png_path).unwrap();
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
-        enc.set_color(png::ColorType::Grayscale);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.write_header()
-            .unwrap()
-            .write_image_data(&pixels)
-            .unwrap();
-    }
+    let file = std::fs::File::create(&png_path).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Grayscale);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()
+        .unwrap()
+        .write_image_data(&pixels)
+        .unwrap();
+    png_path
+}
+
+#[test]
+fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
+    // Pixel (5, 5) (from the left and from the bottom) at the world origin, 0.1 m per pixel:
+    // the black column spans x in [1.0, 1.1).
+    let dir = tempfile::tempdir().unwrap();
+    let png_path = grid_png(dir.path());
     let world = load(&format!(
         r#"<element class="occupancy_grid"><file>{}</file><resolution>0.1</resolution>
           <centerpixel_x>5</centerpixel_x><centerpixel_y>5</centerpixel_y></element>
@@ -457,7 +459,58 @@ fn a_2d_laser_sees_an_occupancy_image_as_mvsim_places_it() {
         scan.instances[45] > 0 && scan.labels[45] == 2,
         "the grid is a wall"
     );
-    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_3d_lidar_sees_an_occupancy_grid_flat_as_mvsim_or_standing_with_wall_height() {
+    // The grid of the 2D laser test (x in [-0.5, 1.5), y in [-0.5, 0.5), black column at
+    // x in [1.0, 1.1)); a lidar 0.2 m above x = 0.5 with rings every 2 degrees from -20.
+    let dir = tempfile::tempdir().unwrap();
+    let png_path = grid_png(dir.path());
+    let world = |extra: &str| {
+        load(&format!(
+            r#"<element class="occupancy_grid"><file>{}</file><resolution>0.1</resolution>
+              <centerpixel_x>5</centerpixel_x><centerpixel_y>5</centerpixel_y>{extra}</element>
+            <sensor class="lidar3d" name="l"><pose_3d>0.5 0 0.2 0 0 0</pose_3d><sensor_period>0.1</sensor_period>
+              <vert_nrays>21</vert_nrays><vert_fov_degrees>40</vert_fov_degrees><horz_nrays>360</horz_nrays>
+              <range_std_noise>0</range_std_noise><scan_mode>flash</scan_mode></sensor>"#,
+            png_path.display()
+        ))
+    };
+    // The return along unit direction (yaw, pitch), if any.
+    let along = |cloud: &PointCloud, yaw: f32, pitch: f32| {
+        let (yaw, pitch) = (yaw.to_radians(), pitch.to_radians());
+        let d = Vec3::new(
+            yaw.cos() * pitch.cos(),
+            yaw.sin() * pitch.cos(),
+            pitch.sin(),
+        );
+        cloud
+            .points
+            .iter()
+            .find(|p| Vec3::from_array(p.position).normalize().dot(d) > 1.0 - 1e-6)
+            .map(|p| (Vec3::from_array(p.position).length(), p.label))
+    };
+    let (ground, wall) = (1, 2);
+    let flat = world("");
+    let obs = run(&flat, 0.1, 0, |_, _| {});
+    let cloud = clouds(&obs)[0];
+    // Down 20 degrees ahead: the floor at x = 1.05, an occupied cell drawn on the plane.
+    let (r, label) = along(cloud, 0.0, -20.0).expect("the plane's occupied cell");
+    assert!((r - 0.2 / 20f32.to_radians().sin()).abs() < 1e-4, "{r}");
+    assert_eq!(label, wall);
+    // Down 20 degrees behind: x = -0.05, a free cell.
+    let (r, label) = along(cloud, 180.0, -20.0).expect("the plane's free cell");
+    assert!((r - 0.2 / 20f32.to_radians().sin()).abs() < 1e-4, "{r}");
+    assert_eq!(label, ground);
+    // Level: nothing stands up from a flat grid.
+    assert_eq!(along(cloud, 0.0, 0.0), None);
+    // With `<wall_height>`, the column stands: the level beam meets its face at x = 1.0.
+    let standing = world("<wall_height>1.0</wall_height>");
+    let obs = run(&standing, 0.1, 0, |_, _| {});
+    let (r, label) = along(clouds(&obs)[0], 0.0, 0.0).expect("the wall");
+    assert!((r - 0.5).abs() < 1e-4, "{r}");
+    assert_eq!(label, wall);
 }
 
 #[test]

@@ -83,6 +83,9 @@ pub struct OccupancyGrid {
     pub restitution: f64,
     /// Friction.
     pub lateral_friction: f64,
+    /// Passerby's `<wall_height>`: occupied cells stand as boxes this tall in the 3D scene
+    /// (0, the default: flat, as MVSim draws a grid).
+    pub wall_height: f64,
     /// The decoded cells (images, ROS maps and MRPT `.gridmap[.gz]` files).
     pub cells: Option<OccupancyCells>,
 }
@@ -103,6 +106,10 @@ pub struct OccupancyCells {
     /// Row-major from the bottom row of the image: whether each cell is occupied.
     #[serde(skip)]
     pub occupied: Vec<bool>,
+    /// Row-major as `occupied`: each cell as MRPT draws it, its probability of being free
+    /// scaled to 0..=255 (127: unknown, drawn fully transparent).
+    #[serde(skip)]
+    pub shade: Vec<u8>,
 }
 
 impl OccupancyCells {

@@ -569,3 +569,54 @@ fn remote_models_are_downloaded_by_default_and_not_offline() {
             .is_file()
     );
 }
+
+#[test]
+fn transform_sets_address_wheels_by_name_or_index_and_refuse_unknown_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("robot.world.xml");
+    std::fs::write(
+        &world,
+        r#"<mvsim_world version="1.0">
+  <vehicle name="robot"><init_pose>0 0 0</init_pose>
+    <dynamics class="differential"><controller class="twist_ideal"/></dynamics></vehicle>
+  <block name="crate"><init_pose>3 0 0</init_pose><geometry type="box" lx="1" ly="1" lz="1"/></block>
+</mvsim_world>"#,
+    )
+    .unwrap();
+    let run = |rows: &str| {
+        let csv = dir.path().join("t.csv");
+        std::fs::write(
+            &csv,
+            format!("time,object,part,x,y,z,roll,pitch,yaw\n{rows}"),
+        )
+        .unwrap();
+        let out_file = dir.path().join("out.mcap");
+        passerby(&[
+            "run",
+            world.to_str().unwrap(),
+            "--duration",
+            "0.1",
+            "--transforms",
+            csv.to_str().unwrap(),
+            "--out",
+            out_file.to_str().unwrap(),
+        ])
+    };
+    let out = run("0,robot,l_wheel,0,0.5,0.2,0,1,0\n0,robot,#2,0,-0.5,0.2,0,1,0\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A wheel the robot lacks, a third wheel by index, parts of a block, an unknown object:
+    // each an error at its place in the file.
+    let out = run(
+        "0,robot,tail,0,0,0,0,0,0\n0,robot,#3,0,0,0,0,0,0\n0,crate,lid,0,0,0,0,0,0\n0,ghost,,0,0,0,0,0,0\n",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for expected in [
+        "t.csv:2:9: error: `robot` has no part `tail` (its 2 parts, also addressed as #1 to #2: l_wheel, r_wheel)",
+        "t.csv:3:9: error: `robot` has no part `#3`",
+        "t.csv:4:9: error: `crate` has no parts",
+        "t.csv:5:3: error: no actor, vehicle or block `ghost` in the world",
+    ] {
+        assert!(stderr.contains(expected), "{expected}\n{stderr}");
+    }
+}

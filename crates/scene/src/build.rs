@@ -6,6 +6,7 @@
 //! ([`crate::LiveScene`]).
 
 mod occupancy;
+mod parts;
 mod placed;
 mod terrain;
 
@@ -32,6 +33,8 @@ struct Builder<'l> {
     model_meshes: HashMap<String, Option<(MeshId, Mat4, Arc<Surface>)>>,
     /// Model looks with smooth shading normals, by URI.
     smooth_surfaces: HashMap<String, Arc<Surface>>,
+    /// Models split by node (for blocks whose nodes move), by URI and tint.
+    node_meshes: HashMap<(String, Option<Color>), Option<Arc<parts::NodeMeshes>>>,
     /// Models split by group, by URI and smoothness.
     group_meshes: HashMap<(String, bool), Option<Arc<Vec<placed::GroupMesh>>>>,
     /// Per instance, how its mesh looks.
@@ -270,6 +273,7 @@ impl Builder<'_> {
             object: name.to_owned(),
             is_actor,
             instances,
+            parts: Vec::new(),
         });
     }
 
@@ -461,6 +465,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         base,
         model_meshes: HashMap::new(),
         smooth_surfaces: HashMap::new(),
+        node_meshes: HashMap::new(),
         group_meshes: HashMap::new(),
         instance_surfaces: Vec::new(),
         model_bvh_seconds: 0.0,
@@ -604,8 +609,18 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         let class = block_class(block);
         let world_from_block = affine_from_pose(&block.common.init_pose);
         let first = b.scene.instance_count() as u32;
-        b.block_shape(block, world_from_block, &class);
+        let parts = b.movable_block_shape(block, world_from_block, &class);
         b.bind(&block.name, false, first, world_from_block);
+        if let Some(body) = b.bodies.last_mut() {
+            // The parts' instances follow their parts, not the body.
+            let of_parts = |i: u32| {
+                parts
+                    .iter()
+                    .any(|p| p.instances.iter().any(|&(j, _)| j == i))
+            };
+            body.instances.retain(|&(i, _)| !of_parts(i));
+            body.parts = parts;
+        }
     }
     for v in &world.vehicles {
         let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
@@ -626,6 +641,10 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             );
         }
         b.bind(&v.name, false, first, world_from_vehicle);
+        let wheels = b.wheels(v, world_from_vehicle, &class);
+        if let Some(body) = b.bodies.last_mut() {
+            body.parts = wheels;
+        }
     }
     for (index, a) in world.actors.iter().enumerate() {
         let class = a

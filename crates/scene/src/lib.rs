@@ -65,6 +65,60 @@ pub struct Body {
     pub is_actor: bool,
     /// Its instances.
     pub instances: Vec<(u32, Affine3A)>,
+    /// Its parts that move relative to it (a vehicle's wheels), in the object's order.
+    pub parts: Vec<RigidPart>,
+}
+
+/// A rigid part of a movable object (a vehicle's wheel, a node of a block's model): its
+/// instances are placed at `world_from_object · object_from_part · part_from_mesh`, where
+/// `object_from_part` is its parent's placement (or `parent_frame` for a part without one)
+/// times its local transform: `rest`, unless a transform set replaces it (as a bone's local
+/// transform is replaced; a Simulink transform set gives a wheel's place on the vehicle).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigidPart {
+    /// The part's name (a wheel's tag, `l_wheel`, `fr_wheel`, ...; a model node's name).
+    pub name: String,
+    /// The part it hangs from, by index among its object's parts.
+    pub parent: Option<usize>,
+    /// `object_from_parent` for a part without a parent (a model's placement on its block).
+    pub parent_frame: Affine3A,
+    /// Its local transform at rest (`parent_from_part`).
+    pub rest: Affine3A,
+    /// Its instances: `(instance, part_from_mesh)`.
+    pub instances: Vec<(u32, Affine3A)>,
+}
+
+/// Where each of `parts` stands on its object (`object_from_part`), given their local
+/// transforms `locals`: parents before children whatever their order.
+pub fn place_parts(parts: &[RigidPart], locals: &[Affine3A]) -> Vec<Affine3A> {
+    let mut placed: Vec<Option<Affine3A>> = vec![None; parts.len()];
+    let mut chain = Vec::new();
+    for i in 0..parts.len() {
+        let mut j = i;
+        while placed[j].is_none() && !chain.contains(&j) {
+            chain.push(j);
+            match parts[j].parent {
+                Some(p) if p < parts.len() => j = p,
+                _ => break,
+            }
+        }
+        while let Some(k) = chain.pop() {
+            let parent = (parts[k].parent)
+                .and_then(|p| placed.get(p).copied().flatten())
+                .unwrap_or(parts[k].parent_frame);
+            placed[k] = Some(parent * locals[k]);
+        }
+    }
+    placed.into_iter().map(Option::unwrap_or_default).collect()
+}
+
+/// Finds a part among an object's `names` (in the object's order) by its name or as `#K`,
+/// the K-th (from 1), as a Simulink transform set addresses parts by row.
+pub fn find_part<'a>(mut names: impl Iterator<Item = &'a str>, part: &str) -> Option<usize> {
+    if let Some(k) = part.strip_prefix('#').and_then(|k| k.parse::<usize>().ok()) {
+        return k.checked_sub(1).filter(|&i| names.nth(i).is_some());
+    }
+    names.position(|n| n == part)
 }
 
 /// An actor whose model is skinned: its own mesh, re-posed by [`LiveScene`].
@@ -131,6 +185,50 @@ pub struct BuiltScene {
 }
 
 impl BuiltScene {
+    /// The parts of object `object` that transform sets may address, in its order: a skinned
+    /// actor's named nodes (bones included) in its model's order, a vehicle's wheels in its
+    /// dynamics' order (MVSim's wheel indices). Empty for objects without parts.
+    pub fn part_names(&self, object: &str) -> Vec<&str> {
+        if let Some(skinned) = self.skinned.iter().find(|s| {
+            self.objects
+                .get(s.instance as usize)
+                .is_some_and(|o| o.name == object)
+        }) {
+            return skinned
+                .model
+                .nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .filter(|n| !n.is_empty())
+                .collect();
+        }
+        self.bodies
+            .iter()
+            .find(|b| b.object == object)
+            .map_or_else(Vec::new, |b| {
+                b.parts.iter().map(|p| p.name.as_str()).collect()
+            })
+    }
+
+    /// The name of part `part` (a name or `#K`) of `object`, or why there is none.
+    pub fn resolve_part(&self, object: &str, part: &str) -> Result<String, String> {
+        let names = self.part_names(object);
+        match find_part(names.iter().copied(), part) {
+            Some(i) => Ok(names[i].to_owned()),
+            None if names.is_empty() => Err(format!("`{object}` has no parts")),
+            None => {
+                let shown: Vec<&str> = names.iter().copied().take(12).collect();
+                let more = if names.len() > 12 { ", ..." } else { "" };
+                Err(format!(
+                    "`{object}` has no part `{part}` (its {} parts, also addressed as #1 to #{}: {}{more})",
+                    names.len(),
+                    names.len(),
+                    shown.join(", ")
+                ))
+            }
+        }
+    }
+
     /// What a hit on `triangle` of `instance` is.
     pub fn object_of(&self, instance: u32, triangle: u32) -> Option<&SceneObject> {
         if Some(instance) == self.static_instance {

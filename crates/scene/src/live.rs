@@ -9,7 +9,9 @@
 //! then be staler in one copy than in the other: no ray can meet it, and its skeleton (which is
 //! recorded) is taken from whichever copy posed it last.
 
-use crate::{Body, BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose};
+use crate::{
+    Body, BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose, find_part, place_parts,
+};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
 use passerby_raycast::Scene;
@@ -484,6 +486,35 @@ fn pose_scene(
         for &(instance, object_from_mesh) in &body.instances {
             scene.set_transform(instance, world_from_object * object_from_mesh);
         }
+        let skinned = |a: &Animated| body.instances.iter().any(|&(i, _)| i == a.body.instance);
+        if body.is_actor && posing.animated.iter().any(skinned) {
+            continue; // Skinned actors' parts are bones, posed below.
+        }
+        let set = sim.external(&body.object).map(|e| &e.parts);
+        let mut locals: Vec<Affine3A> = body.parts.iter().map(|p| p.rest).collect();
+        for (part, t) in set.into_iter().flatten() {
+            let names = body.parts.iter().map(|p| p.name.as_str());
+            let Some(i) = find_part(names, part) else {
+                let names: Vec<&str> = body.parts.iter().map(|p| p.name.as_str()).collect();
+                return Err(LiveError::NoSuchPart {
+                    object: body.object.clone(),
+                    part: part.clone(),
+                    some: names.join(", "),
+                });
+            };
+            let t = trs(t);
+            locals[i] =
+                Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        }
+        let object_from_parts = place_parts(&body.parts, &locals);
+        for (part, object_from_part) in body.parts.iter().zip(object_from_parts) {
+            for &(instance, part_from_mesh) in &part.instances {
+                scene.set_transform(
+                    instance,
+                    world_from_object * object_from_part * part_from_mesh,
+                );
+            }
+        }
     }
     // Pose and skin every actor in parallel (each into its own buffer), then refit their
     // meshes in parallel; neither depends on the thread count.
@@ -609,7 +640,17 @@ fn apply_parts(
     pose: &mut Pose,
 ) -> Result<(), LiveError> {
     for (part, t) in &external.parts {
-        let Some(&node) = nodes.get(part) else {
+        let found = nodes.get(part).copied().or_else(|| {
+            // `#K`: the K-th named node in the model's order.
+            let named = model
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| !n.name.is_empty());
+            let names = named.clone().map(|(_, n)| n.name.as_str());
+            find_part(names, part).and_then(|k| named.clone().nth(k).map(|(i, _)| i))
+        });
+        let Some(node) = found else {
             let mut names: Vec<&str> = model.nodes.iter().map(|n| n.name.as_str()).collect();
             names.retain(|n| !n.is_empty());
             names.truncate(12);

@@ -10,7 +10,7 @@ use passerby_scene::{LiveScene, build_scene};
 use passerby_sensors::camera::CameraFrame;
 use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::Simulation;
-use passerby_world::World;
+use passerby_world::{Transform, World};
 
 /// A wall at x in [5, 6] filling the view, a 20 cm cube centred at (4, 1, 0.5) in front of it,
 /// and a camera at the origin looking along +X (MVSim's optical pose: yaw -90, roll -90).
@@ -26,22 +26,7 @@ fn world() -> World {
 }
 
 fn frame(world: &World) -> CameraFrame {
-    let mut library = ModelLibrary::new(Resolver::new(
-        std::env::temp_dir().join("passerby-no-cache"),
-    ));
-    let mut live = LiveScene::new(build_scene(world, &mut library), world).unwrap();
-    let mut sim = Simulation::new(world).unwrap();
-    let mut rig = Rig::new(world, 0);
-    loop {
-        sim.step();
-        live.update(&sim).unwrap();
-        let view = SceneView { built: &live.built };
-        for o in rig.step(&sim, &view) {
-            if let Observation::Camera(c) = o {
-                return c;
-            }
-        }
-    }
+    frame_after(world, |_| {})
 }
 
 #[test]
@@ -143,4 +128,71 @@ fn skinned_actors_show_their_textures_and_are_shaded() {
         .iter()
         .fold((f32::MAX, f32::MIN), |(lo, hi), &l| (lo.min(l), hi.max(l)));
     assert!(hi - lo > 40.0, "luma {lo}..{hi}");
+}
+
+/// A differential robot at (4, 0) before the wall of [`world`], seen by its camera.
+fn world_with_robot() -> World {
+    load(
+        r#"<block name="wall"><init_pose3d>5 -50 -50 0 0 0</init_pose3d><skip_elevation_adjust/>
+             <static>true</static><geometry type="box" lx="1" ly="100" lz="100"/></block>
+           <vehicle name="robot"><init_pose>4 0 0</init_pose>
+             <dynamics class="differential">
+               <l_wheel pos="0 0.5" diameter="0.4" width="0.2"/>
+               <r_wheel pos="0 -0.5" diameter="0.4" width="0.2"/>
+               <controller class="twist_ideal"/>
+             </dynamics></vehicle>
+           <sensor class="camera" name="cam"><pose_3d>0 0 0 -90 0 -90</pose_3d><sensor_period>0.1</sensor_period>
+             <ncols>64</ncols><nrows>48</nrows><cx>32</cx><cy>24</cy><fx>40</fx><fy>40</fy></sensor>"#,
+    )
+}
+
+fn frame_after(world: &World, set: impl FnOnce(&mut Simulation)) -> CameraFrame {
+    let mut library = ModelLibrary::new(Resolver::new(
+        std::env::temp_dir().join("passerby-no-cache"),
+    ));
+    let mut live = LiveScene::new(build_scene(world, &mut library), world).unwrap();
+    let mut sim = Simulation::new(world).unwrap();
+    set(&mut sim);
+    let mut rig = Rig::new(world, 0);
+    loop {
+        sim.step();
+        live.update(&sim).unwrap();
+        let view = SceneView { built: &live.built };
+        for o in rig.step(&sim, &view) {
+            if let Observation::Camera(c) = o {
+                return c;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_vehicles_wheels_are_drawn_and_follow_their_transforms() {
+    let world = world_with_robot();
+    let rest = frame_after(&world, |_| {});
+    // The left wheel's tread at rest: its centre (4, 0.5, 0.2) projects to u = 32 - 40 * 0.5 / 4
+    // = 27, v = 24 - 40 * 0.2 / 4 = 22.
+    let robot = rest.instance[22 * 64 + 27];
+    assert!(
+        robot > 0 && rest.depth[22 * 64 + 27] < 4.0,
+        "the wheel at rest"
+    );
+    // Pixel (32, 4) looks over the robot at the wall.
+    let above = 4 * 64 + 32;
+    assert!((rest.depth[above] - 5.0).abs() < 1e-4);
+    // The second wheel (by index, as a Simulink transform set addresses it) lifted to 2 m
+    // above the robot's centre: the pixel now sees it, as part of the robot.
+    let lifted = Transform {
+        translation: [0.0, 0.0, 2.0],
+        ..Transform::default()
+    };
+    let moved = frame_after(&world, |sim| {
+        sim.set_transform("robot", Some("#2"), lifted).unwrap()
+    });
+    assert_eq!(moved.instance[above], robot);
+    assert!(moved.depth[above] < 4.0, "{}", moved.depth[above]);
+    assert_ne!(
+        moved.rgb[above * 3..above * 3 + 3],
+        rest.rgb[above * 3..above * 3 + 3]
+    );
 }

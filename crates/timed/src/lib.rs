@@ -32,6 +32,17 @@ pub struct Parsed<T> {
     pub sources: SourceMap,
     /// Errors and warnings.
     pub diags: Diagnostics,
+    /// Per row, where it names its object and part, for errors found once the world is known.
+    pub places: Vec<RowPlace>,
+}
+
+/// Where a row names what it addresses (a JSON row's whole line for both).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RowPlace {
+    /// The object (or vehicle) name.
+    pub object: Span,
+    /// The part name (the object's when the row has no part column).
+    pub part: Span,
 }
 
 /// Axis and angle conventions of a transforms file.
@@ -83,6 +94,7 @@ fn read<T>(path: &Path, parse: fn(&Path, String) -> Parsed<T>) -> Parsed<T> {
                 rows: Vec::new(),
                 sources: SourceMap::new(),
                 diags: Diagnostics::new(),
+                places: Vec::new(),
             };
             parsed
                 .diags
@@ -148,6 +160,12 @@ impl Reader {
                 format!("convention `{other}`: expected `ros` or `sim3d`"),
             ),
         }
+    }
+
+    /// The span of a CSV field without its surrounding blanks.
+    fn trimmed_span(&self, field: &str, start: usize) -> Span {
+        let offset = start + field.len() - field.trim_start().len();
+        self.span(offset, field.trim().len())
     }
 
     fn number(&mut self, field: &str, start: usize, what: &str) -> Option<f64> {
@@ -218,7 +236,7 @@ fn parse<T>(
     path: &Path,
     text: String,
     columns: &str,
-    mut row: impl FnMut(&mut Reader, Row<'_>) -> Option<T>,
+    mut row: impl FnMut(&mut Reader, Row<'_>) -> Option<(T, RowPlace)>,
 ) -> Parsed<T> {
     let mut sources = SourceMap::new();
     let file = sources.add(path, text);
@@ -231,6 +249,7 @@ fn parse<T>(
     };
     let json = is_json_lines(path);
     let mut rows = Vec::new();
+    let mut places = Vec::new();
     for line in lines(&text) {
         let trimmed = line.text.trim();
         let line_span = r.span(line.start, line.text.len());
@@ -260,8 +279,9 @@ fn parse<T>(
                 continue;
             }
             r.seen_rows = true;
-            if let Some(t) = row(&mut r, Row::Json(&map, line_span)) {
+            if let Some((t, place)) = row(&mut r, Row::Json(&map, line_span)) {
                 rows.push(t);
+                places.push(place);
             }
             continue;
         }
@@ -286,18 +306,20 @@ fn parse<T>(
             continue;
         }
         r.seen_rows = true;
-        if let Some(t) = row(&mut r, Row::Csv(&line)) {
+        if let Some((t, place)) = row(&mut r, Row::Csv(&line)) {
             rows.push(t);
+            places.push(place);
         }
     }
     Parsed {
         rows,
         sources,
         diags: r.diags,
+        places,
     }
 }
 
-fn transform_csv(r: &mut Reader, line: &Line<'_>) -> Option<TimedTransform> {
+fn transform_csv(r: &mut Reader, line: &Line<'_>) -> Option<(TimedTransform, RowPlace)> {
     let f = fields(line);
     let span = r.span(line.start, line.text.len());
     if f.len() != 9 && f.len() != 12 {
@@ -331,15 +353,22 @@ fn transform_csv(r: &mut Reader, line: &Line<'_>) -> Option<TimedTransform> {
         [numbers[3], numbers[4], numbers[5]],
         [numbers[6], numbers[7], numbers[8]],
     );
-    ok.then(|| TimedTransform {
-        time: time.unwrap_or_default(),
-        object: object.to_owned(),
-        part: part.map(str::to_owned),
-        transform,
+    let place = RowPlace {
+        object: r.trimmed_span(f[1].0, f[1].1),
+        part: r.trimmed_span(f[2].0, f[2].1),
+    };
+    ok.then(|| {
+        let row = TimedTransform {
+            time: time.unwrap_or_default(),
+            object: object.to_owned(),
+            part: part.map(str::to_owned),
+            transform,
+        };
+        (row, place)
     })
 }
 
-fn command_csv(r: &mut Reader, line: &Line<'_>) -> Option<TimedCommand> {
+fn command_csv(r: &mut Reader, line: &Line<'_>) -> Option<(TimedCommand, RowPlace)> {
     let f = fields(line);
     if f.len() != 5 {
         r.diags.error(
@@ -361,11 +390,19 @@ fn command_csv(r: &mut Reader, line: &Line<'_>) -> Option<TimedCommand> {
         .collect();
     match (time, twist.as_slice()) {
         (Some(time), [Some(vx), Some(vy), Some(omega)]) if !vehicle.is_empty() => {
-            Some(TimedCommand {
+            let place = r.trimmed_span(f[1].0, f[1].1);
+            let row = TimedCommand {
                 time,
                 vehicle: vehicle.to_owned(),
                 twist: [*vx, *vy, *omega],
-            })
+            };
+            Some((
+                row,
+                RowPlace {
+                    object: place,
+                    part: place,
+                },
+            ))
         }
         _ => None,
     }
@@ -439,7 +476,7 @@ fn transform_json(
     r: &mut Reader,
     map: &serde_json::Map<String, Value>,
     span: Span,
-) -> Option<TimedTransform> {
+) -> Option<(TimedTransform, RowPlace)> {
     warn_unknown_keys(
         r,
         map,
@@ -475,19 +512,26 @@ fn transform_json(
     };
     let (time, object, part, translation, rotation, scale) =
         (time?, object?, part.ok()?, translation?, rotation?, scale?);
-    Some(TimedTransform {
+    let row = TimedTransform {
         time,
         object: object.to_owned(),
         part,
         transform: r.convention.to_ros(translation, rotation, scale),
-    })
+    };
+    Some((
+        row,
+        RowPlace {
+            object: span,
+            part: span,
+        },
+    ))
 }
 
 fn command_json(
     r: &mut Reader,
     map: &serde_json::Map<String, Value>,
     span: Span,
-) -> Option<TimedCommand> {
+) -> Option<(TimedCommand, RowPlace)> {
     warn_unknown_keys(r, map, &["time", "vehicle", "twist"], span);
     let time = json_time(r, map, span);
     let vehicle = json_name(r, map, "vehicle", span);
@@ -495,9 +539,16 @@ fn command_json(
     if twist.is_none() && !map.contains_key("twist") {
         r.diags.error(span, "`twist`: missing");
     }
-    Some(TimedCommand {
+    let row = TimedCommand {
         time: time?,
         vehicle: vehicle?.to_owned(),
         twist: twist?,
-    })
+    };
+    Some((
+        row,
+        RowPlace {
+            object: span,
+            part: span,
+        },
+    ))
 }

@@ -81,7 +81,7 @@ impl Pose3 {
 }
 
 /// An 8-bit RGBA colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Color {
     /// Red.
     pub r: u8,

@@ -12,6 +12,8 @@ use crate::pipeline::Pipeline;
 use anyhow::Context as _;
 use clap::Args;
 use passerby_record::{ChunkCompression, Recorder};
+use passerby_scene::BuiltScene;
+use passerby_world::{TimedCommand, TimedTransform, World};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -111,29 +113,10 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("note: {n}");
         }
     }
-    if let Some(path) = &args.transforms {
-        let parsed = passerby_timed::read_transforms(path);
-        if report(&parsed.diags, &parsed.sources) {
-            return Ok(ExitCode::from(1));
-        }
-        let commands = match &args.commands {
-            Some(c) => {
-                let p = passerby_timed::read_commands(c);
-                if report(&p.diags, &p.sources) {
-                    return Ok(ExitCode::from(1));
-                }
-                p.rows
-            }
-            None => Vec::new(),
-        };
-        pipeline.set_replay(parsed.rows, commands)?;
-    } else if let Some(c) = &args.commands {
-        let p = passerby_timed::read_commands(c);
-        if report(&p.diags, &p.sources) {
-            return Ok(ExitCode::from(1));
-        }
-        // The world's own poses (a MAVS simulation's) stay.
-        pipeline.set_replay(world.replay.clone(), p.rows)?;
+    match read_timed(args, &world, &pipeline.live.built) {
+        Some(Some((transforms, commands))) => pipeline.set_replay(transforms, commands)?,
+        Some(None) => {}
+        None => return Ok(ExitCode::from(1)),
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     let compression = match args.compression {
@@ -261,6 +244,71 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Prints diagnostics; whether any was an error.
+/// The timed inputs `--transforms` and `--commands` name, checked against the world and its
+/// scene (objects, vehicles and parts, each error at its place in the file), with parts given
+/// as `#K` replaced by their names: `Some(None)` when there are none, `None` after errors.
+#[allow(clippy::type_complexity)]
+fn read_timed(
+    args: &RunArgs,
+    world: &World,
+    built: &BuiltScene,
+) -> Option<Option<(Vec<TimedTransform>, Vec<TimedCommand>)>> {
+    let is_vehicle = |name: &str| world.vehicles.iter().any(|v| v.name == name);
+    let commands = match &args.commands {
+        Some(path) => {
+            let mut p = passerby_timed::read_commands(path);
+            for (row, place) in p.rows.iter().zip(&p.places) {
+                if !is_vehicle(&row.vehicle) {
+                    p.diags.error(
+                        place.object,
+                        format!("no vehicle `{}` in the world", row.vehicle),
+                    );
+                }
+            }
+            if report(&p.diags, &p.sources) {
+                return None;
+            }
+            Some(p.rows)
+        }
+        None => None,
+    };
+    let transforms = match &args.transforms {
+        Some(path) => {
+            let mut p = passerby_timed::read_transforms(path);
+            for (row, place) in p.rows.iter_mut().zip(&p.places) {
+                let block = world.blocks.iter().find(|b| b.name == row.object);
+                let known = is_vehicle(&row.object)
+                    || block.is_some()
+                    || world.actors.iter().any(|a| a.name == row.object);
+                if !known {
+                    let message =
+                        format!("no actor, vehicle or block `{}` in the world", row.object);
+                    p.diags.error(place.object, message);
+                } else if block.is_some_and(|b| b.is_fixed()) {
+                    let message = format!("block `{}` is static: it cannot be moved", row.object);
+                    p.diags.error(place.object, message);
+                } else if let Some(part) = &mut row.part {
+                    match built.resolve_part(&row.object, part) {
+                        Ok(name) => *part = name,
+                        Err(why) => p.diags.error(place.part, why),
+                    }
+                }
+            }
+            if report(&p.diags, &p.sources) {
+                return None;
+            }
+            Some(p.rows)
+        }
+        None => None,
+    };
+    Some(match (transforms, commands) {
+        (None, None) => None,
+        (Some(t), c) => Some((t, c.unwrap_or_default())),
+        // The world's own poses (a MAVS simulation's) stay.
+        (None, Some(c)) => Some((world.replay.clone(), c)),
+    })
+}
+
 fn report(diags: &passerby_diag::Diagnostics, sources: &passerby_diag::SourceMap) -> bool {
     for d in diags.iter() {
         eprintln!("{}\n", d.render(sources));

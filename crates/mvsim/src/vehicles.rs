@@ -8,6 +8,28 @@ use crate::xml::Element;
 use passerby_world::*;
 use std::collections::BTreeMap;
 
+/// Parameters MVSim reads from a `<chassis>` element's attributes only.
+const CHASSIS_ATTRIBUTES: &[&str] = &[
+    "mass",
+    "zmin",
+    "zmax",
+    "color",
+    "linear_damping",
+    "angular_damping",
+];
+
+/// Parameters MVSim reads from a wheel element's attributes only.
+const WHEEL_ATTRIBUTES: &[&str] = &[
+    "pos",
+    "mass",
+    "width",
+    "diameter",
+    "color",
+    "inertia",
+    "linked_yaw",
+    "linked_yaw_offset_deg",
+];
+
 impl Loader<'_> {
     /// `<vehicle>` (instance), with its class and sensors.
     pub fn vehicle(&mut self, el: &Element) {
@@ -221,11 +243,27 @@ impl Loader<'_> {
             if child.name == "visual" {
                 let v = self.visual(child);
                 wheel.visuals.push(v);
+            } else if WHEEL_ATTRIBUTES.contains(&child.name.as_str()) {
+                self.attribute_as_tag(child, "a wheel");
             } else {
                 self.unknown_tag(child, "a wheel", &["visual"]);
             }
         }
         wheel
+    }
+
+    /// Warns about a parameter written as a child tag where MVSim reads only attributes (so
+    /// MVSim ignores it too; `scania_truck.vehicle.xml` writes `<linear_damping>` so).
+    fn attribute_as_tag(&mut self, el: &Element, context: &str) {
+        let name = &el.name;
+        self.diags.warning_once_per_file(
+            &format!("tag:{name}"),
+            el.span,
+            format!(
+                "`<{name}>` in {context} is ignored, by MVSim too: it reads this parameter \
+                 only as an attribute (write `{name}=\"…\"`)"
+            ),
+        );
     }
 
     fn chassis(&mut self, el: &Element) -> Chassis {
@@ -250,6 +288,9 @@ impl Loader<'_> {
             match child.name.as_str() {
                 "shape" => chassis.shape = self.polygon(child),
                 "shape_from_visual" => chassis.shape_from_visual = true,
+                name if CHASSIS_ATTRIBUTES.contains(&name) => {
+                    self.attribute_as_tag(child, "a <chassis>")
+                }
                 _ => self.unknown_tag(child, "a <chassis>", &["shape", "shape_from_visual"]),
             }
         }

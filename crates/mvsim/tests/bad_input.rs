@@ -374,3 +374,19 @@ fn a_time_step_over_a_second_is_refused() {
         "w.xml:2:1: error: <simul_timestep> is 1e308 s: at most 1 s a step",
     );
 }
+
+#[test]
+fn a_chassis_parameter_written_as_a_tag_is_ignored_as_mvsim_ignores_it() {
+    // scania_truck.vehicle.xml writes `<linear_damping>` inside `<chassis>`; MVSim reads the
+    // chassis's parameters from its attributes only.
+    let loaded = load(
+        "<vehicle name=\"t\"><init_pose>0 0 0</init_pose><dynamics class=\"differential\"><chassis mass=\"5\">\n\
+         <linear_damping>10</linear_damping></chassis><controller class=\"twist_ideal\"/></dynamics></vehicle>",
+    );
+    assert_diag(
+        &loaded,
+        "w.xml:3:1: warning: `<linear_damping>` in a <chassis> is ignored, by MVSim too: it reads this parameter only as an attribute (write `linear_damping=\"…\"`)",
+    );
+    let chassis = &loaded.world.as_ref().unwrap().vehicles[0].dynamics.chassis;
+    assert_eq!((chassis.mass, chassis.linear_damping), (5.0, 0.1));
+}

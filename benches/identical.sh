@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Byte-for-byte outputs across a refactoring: recordings, dumps and renders of the example
+# worlds, the benchmark worlds and three MAVS scenes, hashed.
+#
+#   bash benches/identical.sh            # compare with benches/identical.sha256
+#   bash benches/identical.sh --bless    # write benches/identical.sha256 (on the commit before)
+#
+# Uses the release build; two threads (outputs are the same for any count, which the tests
+# check). Offline, with the bundled model mirror, so every machine sees the same assets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin="$PWD/target/release/passerby"
+out="${TMPDIR:-/tmp}/passerby-identical"
+rm -rf "$out" && mkdir -p "$out"
+pb() { "$bin" --offline --quiet --asset-cache ../shared/assets/mvsim-models "$@"; }
+for w in examples/actors.world.xml examples/sensor_rig.world.xml; do
+  n=$(basename "$w" .world.xml)
+  pb run "$w" --duration 2 --threads 2 --out "$out/$n.mcap" --dump "$out/$n.dump"
+done
+for w in benches/worlds/warehouse_*.world.xml; do
+  n=$(basename "$w" .world.xml)
+  pb run "$w" --duration 0.5 --threads 2 --out "$out/$n.mcap"
+done
+for s in obstacle_field brick_scene cube_scene; do
+  pb --rig examples/mavs_rig.world.xml run "../shared/scenes/mavs/scenes/$s.json" \
+    --duration 1 --threads 2 --out "$out/$s.mcap" --dump "$out/$s.dump"
+done
+pb render examples/sensor_rig.world.xml --sensor r1/cam --time 1 --out "$out/render_cam"
+pb render examples/sensor_rig.world.xml --sensor r1/rgbd --time 1 --out "$out/render_rgbd"
+manifest="$out.sha256"
+(cd "$out" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$manifest"
+if [ "${1:-}" = "--bless" ]; then
+  cp "$manifest" benches/identical.sha256
+  echo "wrote benches/identical.sha256 ($(wc -l < "$manifest") files)"
+elif diff -u benches/identical.sha256 "$manifest"; then
+  echo "identical: $(wc -l < "$manifest") files"
+else
+  echo "outputs differ from benches/identical.sha256" >&2
+  exit 1
+fi

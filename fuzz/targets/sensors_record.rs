@@ -36,36 +36,21 @@ pub fn run(data: &[u8]) {
     let dir = scratch("sensors_record");
     let mut library =
         passerby_assets::ModelLibrary::new(passerby_assets::Resolver::new(dir.join("no-cache")));
-    let built = passerby_scene::build_scene(&world, &mut library);
-    let Ok(mut live) = passerby_scene::LiveScene::new(built, &world) else {
-        return;
-    };
-    let options = passerby_sim::SimOptions {
-        timestep: None,
-        seed: 1,
-    };
-    let Ok(mut sim) = passerby_sim::Simulation::with_options(&world, &options) else {
-        return;
-    };
-    let mut rig = passerby_sensors::Rig::new(&world, 1);
     let out = dir.join("fuzz.mcap");
-    let Ok(mut recorder) =
+    let Ok(recorder) =
         passerby_record::Recorder::create(&out, &world, 0, passerby_record::ChunkCompression::Auto)
     else {
         return;
     };
+    let Ok(mut engine) = passerby_engine::Engine::build(world, &mut library, 1) else {
+        return;
+    };
+    engine.add_sink(Box::new(recorder));
     for _ in 0..STEPS {
-        sim.step();
-        let reach = rig.reach(&sim);
-        if live.update_within(&sim, Some(&reach)).is_err() {
-            break;
-        }
-        let view = passerby_sensors::SceneView { built: &live.built };
-        let observations = rig.step(&sim, &view);
-        if recorder.record_step(&sim, observations, &[]).is_err() {
+        if engine.step().is_err() {
             break;
         }
     }
-    let _ = recorder.finish();
+    let _ = engine.finish();
     let _ = std::fs::remove_file(&out);
 }

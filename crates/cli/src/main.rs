@@ -2,7 +2,6 @@
 //! exit status (0 success, 1 invalid input, 2 usage or internal failure).
 
 mod commands;
-mod pipeline;
 mod stop;
 
 use clap::{Args, Parser, Subcommand};

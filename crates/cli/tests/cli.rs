@@ -471,7 +471,7 @@ fn mavs_scenes_load_with_a_rig_and_report_errors_with_their_json_path() {
 fn a_clip_the_model_lacks_is_a_warning_of_check_and_run_plays_the_first() {
     // `run` aborted on it before; MVSim keeps running.
     let dir = tempfile::tempdir().unwrap();
-    let walker = std::fs::read_to_string("tests/walker.world.xml").unwrap();
+    let walker = std::fs::read_to_string("../engine/tests/worlds/walker.world.xml").unwrap();
     let model = std::fs::canonicalize("../../../shared/assets/characters/Walker.glb").unwrap();
     let world = walker
         .replace(
@@ -479,7 +479,7 @@ fn a_clip_the_model_lacks_is_a_warning_of_check_and_run_plays_the_first() {
             "<animation_run>Sprint</animation_run>",
         )
         .replace(
-            "../../../../shared/assets/characters/Walker.glb",
+            "../../../../../shared/assets/characters/Walker.glb",
             &model.display().to_string(),
         );
     let path = dir.path().join("sprint.world.xml");

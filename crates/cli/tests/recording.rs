@@ -281,7 +281,7 @@ fn a_skinned_actor_is_recorded_with_its_skeleton_markers_and_labelled_points() {
     let status = passerby()
         .args([
             "run",
-            "crates/cli/tests/walker.world.xml",
+            "crates/engine/tests/worlds/walker.world.xml",
             "--duration",
             "1",
         ])

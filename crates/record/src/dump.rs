@@ -2,12 +2,11 @@
 //! (with the extra fields), CSV for laser scans, IMU, GNSS and poses, JSON lines for the actors'
 //! ground truth, `labels.json`, and a README describing the layout. Files are streamed.
 
-use crate::{RecordError, full_name, images};
+use crate::{RecordError, Snapshot, full_name, images};
 use passerby_sensors::Observation;
 use passerby_sensors::camera::CameraFrame;
 use passerby_sensors::lidar::PointCloud;
 use passerby_sensors::rgbd::DepthPoints;
-use passerby_sim::Simulation;
 use passerby_sim::gait::Gait;
 use std::collections::HashMap;
 use std::fs::File;
@@ -100,15 +99,11 @@ impl Dumper {
     }
 
     /// Dumps the state after a step and the observations it completed.
-    pub fn dump_step(
-        &mut self,
-        sim: &Simulation,
-        observations: &[Observation],
-    ) -> Result<(), RecordError> {
-        let t = sim.time();
+    pub fn dump_step(&mut self, step: &Snapshot<'_>) -> Result<(), RecordError> {
+        let t = step.time;
         let mut poses = String::new();
-        let vehicles = sim.vehicles().iter().map(|v| (&v.name, &v.pose));
-        let actors = sim.actors().iter().map(|a| (&a.name, &a.pose));
+        let vehicles = step.vehicles.iter().map(|v| (&v.name, &v.pose));
+        let actors = step.actors.iter().map(|a| (&a.name, &a.pose));
         for (name, p) in vehicles.chain(actors) {
             poses.push_str(&format!(
                 "{t},{name},{},{},{},{},{},{}\n",
@@ -117,7 +112,7 @@ impl Dumper {
         }
         self.append(Path::new("poses.csv"), "", &poses)?;
         let mut actors = String::new();
-        for a in sim.actors() {
+        for a in step.actors {
             let anim = a.animation();
             let gait = match anim.gait {
                 Gait::Idle => "idle",
@@ -134,7 +129,7 @@ impl Dumper {
         if !actors.is_empty() {
             self.append(Path::new("actors.jsonl"), "", &actors)?;
         }
-        for o in observations {
+        for o in step.observations.iter() {
             match o {
                 Observation::PointCloud(c) => self.pcd(c)?,
                 Observation::LaserScan(s) => {
@@ -292,5 +287,16 @@ impl Dumper {
             })?;
         }
         Ok(())
+    }
+}
+
+impl crate::Sink for Dumper {
+    fn step(&mut self, snapshot: &Snapshot<'_>) -> Result<(), crate::SinkError> {
+        Ok(self.dump_step(snapshot)?)
+    }
+
+    fn finish(self: Box<Self>) -> Result<Vec<String>, crate::SinkError> {
+        Dumper::finish(*self)?;
+        Ok(Vec::new())
     }
 }

@@ -23,17 +23,18 @@ pub mod mcap_file;
 mod output_file;
 pub mod recover;
 pub mod ros;
+mod sink;
 pub mod truth;
 mod writer;
 
 use mcap_file::{Content, McapWriter};
 use output_file::OutputFile;
 use passerby_sensors::Observation;
-use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
 use passerby_sim::schedule::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use ros::{MsgType, Transform};
+pub use sink::{Sink, SinkError, Snapshot};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -276,14 +277,8 @@ impl Recorder {
     }
 
     /// Records the state after a simulation step and the observations it completed.
-    /// `skeletons[i]` holds actor `i`'s bones as pairs of world points (empty without one).
-    pub fn record_step(
-        &mut self,
-        sim: &Simulation,
-        observations: Vec<Observation>,
-        skeletons: &[Vec<[f64; 3]>],
-    ) -> Result<(), RecordError> {
-        let now = sim.time();
+    pub fn record_step(&mut self, step: &Snapshot<'_>) -> Result<(), RecordError> {
+        let now = step.time;
         let topics = &*self.topics;
         let nanos = topics.nanos(now);
         let mut out = Vec::new();
@@ -301,7 +296,7 @@ impl Recorder {
                 translation: [0.0; 3],
                 rotation: [0.0, 0.0, 0.0, 1.0],
             };
-            for v in sim.vehicles() {
+            for v in step.vehicles {
                 mounts.push(("map".into(), format!("{}/odom", v.name), identity));
             }
             let data = ros::tf_message(topics.nanos(0.0), &mounts);
@@ -316,14 +311,14 @@ impl Recorder {
         }
         topics.push(&mut out, "/clock", &ros::CLOCK, now, ros::clock(nanos), 1);
         let mut tf: Vec<(String, String, Transform)> = Vec::new();
-        for v in sim.vehicles() {
+        for v in step.vehicles {
             tf.push((
                 format!("{}/odom", v.name),
                 format!("{}/base_link", v.name),
                 transform_of(&v.pose),
             ));
         }
-        for a in sim.actors() {
+        for a in step.actors {
             tf.push((
                 "map".into(),
                 format!("actors/{}", a.name),
@@ -334,7 +329,7 @@ impl Recorder {
             let data = ros::tf_message(nanos, &tf);
             topics.push(&mut out, "/tf", &ros::TF, now, data, tf.len() as u64);
         }
-        for v in sim.vehicles() {
+        for v in step.vehicles {
             let t = transform_of(&v.pose);
             let [vx, vy, w] = v.twist;
             let data = encode::odometry(
@@ -354,8 +349,8 @@ impl Recorder {
                 1,
             );
         }
-        for v in sim.vehicles() {
-            let data = truth::boolean(sim.is_touched(&v.name));
+        for (v, &touched) in step.vehicles.iter().zip(step.touched) {
+            let data = truth::boolean(touched);
             topics.push(
                 &mut out,
                 &format!("/{}/collision", v.name),
@@ -365,7 +360,7 @@ impl Recorder {
                 1,
             );
         }
-        let actors = sim.actors();
+        let actors = step.actors;
         if !actors.is_empty() {
             let info = topics.actors.clone();
             let ids: Vec<u32> = info.iter().map(|i| i.0).collect();
@@ -379,7 +374,7 @@ impl Recorder {
                 data,
                 n,
             );
-            let data = truth::markers(nanos, actors, &info, skeletons);
+            let data = truth::markers(nanos, actors, &info, step.skeletons);
             topics.push(
                 &mut out,
                 "/ground_truth/actor_markers",
@@ -398,9 +393,9 @@ impl Recorder {
                 n,
             );
         }
-        if !sim.contacts().is_empty() {
-            let data = truth::contacts(nanos, sim.contacts());
-            let n = sim.contacts().len() as u64;
+        if !step.contacts.is_empty() {
+            let data = truth::contacts(nanos, step.contacts);
+            let n = step.contacts.len() as u64;
             topics.push(
                 &mut out,
                 "/ground_truth/contacts",
@@ -412,7 +407,7 @@ impl Recorder {
         }
         let job = Job::Step {
             messages: out,
-            observations,
+            observations: step.observations.clone(),
             topics: self.topics.clone(),
             now,
         };
@@ -543,5 +538,30 @@ impl Topics {
             Observation::Camera(c) => self.camera(c, now, out),
             Observation::Rgbd(f) => self.rgbd(f, now, out),
         }
+    }
+}
+
+impl Sink for Recorder {
+    fn step(&mut self, snapshot: &Snapshot<'_>) -> Result<(), SinkError> {
+        Ok(self.record_step(snapshot)?)
+    }
+
+    /// The writer thread's share of the CPU, then each topic's message and point counts.
+    fn finish(self: Box<Self>) -> Result<Vec<String>, SinkError> {
+        let finished = Recorder::finish(*self)?;
+        let mut lines = Vec::new();
+        if let Some(share) = finished.writer_share() {
+            lines.push(format!(
+                "the writer thread (encoding, compressing, writing) used {:.1} % of the run's CPU time",
+                share * 100.0
+            ));
+        }
+        for (topic, c) in &finished.counts {
+            lines.push(format!(
+                "{topic}: {} messages, {} points",
+                c.messages, c.points
+            ));
+        }
+        Ok(lines)
     }
 }

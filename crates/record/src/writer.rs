@@ -40,7 +40,7 @@ pub(crate) enum Job {
     /// simulated time `now`.
     Step {
         messages: Vec<Message>,
-        observations: Vec<Observation>,
+        observations: Arc<Vec<Observation>>,
         topics: Arc<Topics>,
         now: f64,
     },
@@ -275,7 +275,7 @@ impl Output {
                     self.message(m)?;
                 }
                 let mut encoded = Vec::new();
-                for o in &observations {
+                for o in observations.iter() {
                     topics.observation(o, now, &mut encoded);
                     for m in encoded.drain(..) {
                         self.message(m)?;

@@ -59,7 +59,7 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             }
         }
         return crate::commands::simulate::run(
-            &world,
+            world,
             built,
             &pool,
             global.seed,

@@ -4,8 +4,8 @@
 
 use crate::GlobalArgs;
 use clap::Args;
-use passerby_assets::{ModelLibrary, Resolver};
-use passerby_mvsim::{LoadOptions, load_world_file};
+use passerby_assets::ModelLibrary;
+use passerby_engine::{InputOptions, Loaded, YprConvention, load_world};
 use passerby_world::budget::SensorBudget;
 use passerby_world::{SensorKind, World};
 use std::collections::BTreeMap;
@@ -21,89 +21,35 @@ pub struct CheckArgs {
     pub world: PathBuf,
 }
 
-/// Load options from the global flags.
-pub fn load_options(global: &GlobalArgs) -> LoadOptions {
-    let mut opts = LoadOptions {
+/// Input options from the global flags.
+pub fn input_options(global: &GlobalArgs) -> InputOptions {
+    InputOptions {
         seed: global.seed,
         allow_shell: global.allow_shell,
-        limits: passerby_world::budget::Limits::scaled(global.limits_scale),
-        ..LoadOptions::default()
-    };
-    if let Some(dir) = &global.mvsim_data {
-        opts.mvsim_data = dir.clone();
-    }
-    opts
-}
-
-/// The model library of the global flags (`--asset-cache`, `--download`).
-pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
-    let cache = global
-        .asset_cache
-        .clone()
-        .unwrap_or_else(Resolver::default_cache_dir);
-    let mut resolver = Resolver::new(cache);
-    resolver.download = !global.offline && cfg!(feature = "download");
-    ModelLibrary::new(resolver)
-}
-
-/// Loads a world file: an MVSim world, or a MAVS scene (`.json`) joined by the `--rig` world's
-/// vehicles, sensors, actors and settings.
-pub fn load_any(global: &GlobalArgs, path: &std::path::Path) -> passerby_mvsim::Loaded {
-    if !passerby_mavs::is_scene_file(path) {
-        return load_world_file(path, &load_options(global));
-    }
-    let rig = global
-        .rig
-        .as_ref()
-        .map(|rig| load_world_file(rig, &load_options(global)));
-    let (rig_world, sources, mut diagnostics) = match rig {
-        Some(r) => (r.world, r.sources, r.diagnostics),
-        None => (
-            Some(World::default()),
-            passerby_diag::SourceMap::new(),
-            Vec::new(),
-        ),
-    };
-    let opts = passerby_mavs::Options {
-        data_dir: global.mavs_data.clone(),
-        ypr: match global.mavs_ypr {
-            crate::MavsYpr::Current => passerby_mavs::YprConvention::Current,
-            crate::MavsYpr::Legacy => passerby_mavs::YprConvention::Legacy,
+        limits_scale: global.limits_scale,
+        mvsim_data: global.mvsim_data.clone(),
+        rig: global.rig.clone(),
+        mavs_data: global.mavs_data.clone(),
+        mavs_ypr: match global.mavs_ypr {
+            crate::MavsYpr::Current => YprConvention::Current,
+            crate::MavsYpr::Legacy => YprConvention::Legacy,
         },
-        seed: global.seed,
-        actors: global.mavs_actors.clone(),
-        limits: passerby_world::budget::Limits::scaled(global.limits_scale),
-    };
-    let Some(rig) = rig_world else {
-        return passerby_mvsim::Loaded {
-            world: None,
-            sources,
-            diagnostics,
-        };
-    };
-    let scene = passerby_mavs::load_scene(path, &opts, sources, rig);
-    diagnostics.extend(scene.diagnostics);
-    passerby_mvsim::Loaded {
-        world: scene.world,
-        sources: scene.sources,
-        diagnostics,
+        mavs_actors: global.mavs_actors.clone(),
     }
+}
+
+/// The model library of the global flags (`--asset-cache`, `--offline`).
+pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
+    passerby_engine::model_library(global.asset_cache.clone(), !global.offline)
 }
 
 /// The world of `path`, or `None` once its errors are printed (with their source lines).
-pub fn load_or_report(
-    global: &GlobalArgs,
-    path: &std::path::Path,
-) -> Option<passerby_mvsim::Loaded> {
-    let loaded = load_any(global, path);
+pub fn load_or_report(global: &GlobalArgs, path: &std::path::Path) -> Option<Loaded> {
+    let loaded = load_world(path, &input_options(global));
     if loaded.world.is_some() {
         return Some(loaded);
     }
-    for d in loaded
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == passerby_diag::Severity::Error)
-    {
+    for d in passerby_engine::errors(&loaded.diagnostics) {
         eprintln!("{}\n", d.render(&loaded.sources));
     }
     None
@@ -120,7 +66,7 @@ pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> 
 
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_any(global, &args.world);
+    let loaded = load_world(&args.world, &input_options(global));
     for d in &loaded.diagnostics {
         let is_error = d.severity == passerby_diag::Severity::Error;
         if is_error || !global.quiet {

@@ -74,7 +74,7 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {w}");
         }
     }
-    let labels = crate::commands::run::label_tables(&built);
+    let labels = passerby_engine::label_tables(&built);
     let ground = SceneGround::new(&built, &world);
     let mut live = LiveScene::new(built, &world)?;
     if !global.quiet {

@@ -8,13 +8,11 @@
 
 use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, thread_pool};
-use crate::pipeline::Pipeline;
 use anyhow::Context as _;
 use clap::Args;
-use passerby_record::{ChunkCompression, Recorder};
+use passerby_engine::{ChunkCompression, Dumper, Engine, Recorder, actor_labels, label_tables};
 use passerby_scene::BuiltScene;
 use passerby_world::{TimedCommand, TimedTransform, World};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -88,128 +86,33 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let pool = thread_pool(args.threads)?;
     let mut library = crate::commands::check::model_library(global);
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    let mut engine = Engine::new(world, built, global.seed)?;
     if !global.quiet {
-        for w in &built.warnings {
+        let built = engine.scene();
+        let warnings = built.warnings.iter().chain(engine.warnings());
+        for w in warnings {
             eprintln!("warning: {w}");
         }
-    }
-    let labels = label_tables(&built);
-    let actor_labels: Vec<(u32, String)> = world
-        .actors
-        .iter()
-        .map(|a| {
-            built
-                .all_objects()
-                .find(|o| o.name == a.name)
-                .map_or((0, "pedestrian".to_owned()), |o| (o.id, o.class.clone()))
-        })
-        .collect();
-    let mut pipeline = Pipeline::new(&world, built, global.seed)?;
-    if !global.quiet {
-        for w in pipeline.warnings() {
-            eprintln!("warning: {w}");
-        }
-        for n in pipeline.notices() {
+        for n in engine.notices() {
             eprintln!("note: {n}");
         }
     }
-    match read_timed(args, &world, &pipeline.live.built) {
-        Some(Some((transforms, commands))) => pipeline.set_replay(transforms, commands)?,
+    match read_timed(args, engine.world(), engine.scene()) {
+        Some(Some((transforms, commands))) => engine.set_replay(transforms, commands)?,
         Some(None) => {}
         None => return Ok(ExitCode::from(1)),
     }
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
-    let compression = match args.compression {
-        Compression::Auto => ChunkCompression::Auto,
-        Compression::Lz4 => ChunkCompression::Lz4,
-        Compression::None => ChunkCompression::None,
-    };
-    let mut recorder = Recorder::create(&out, &world, epoch, compression)?;
-    recorder.set_actor_labels(&actor_labels);
-    let mut dumper = match &args.dump {
-        Some(dir) => {
-            let json = format!(
-                "{{\"instances\":{},\"classes\":{}}}\n",
-                labels["instances"], labels["classes"]
-            );
-            Some(passerby_record::dump::Dumper::create(dir, &json)?)
-        }
-        None => None,
-    };
-    recorder.metadata("passerby.labels", labels)?;
+    open_sinks(&mut engine, args, &out, epoch)?;
     crate::stop::arm();
     let started = Instant::now();
-    let mut last_log = Instant::now();
-    // A bar on a terminal; otherwise a log line every few seconds.
-    let bar = (!global.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
-        let bar = indicatif::ProgressBar::new((args.duration * 1000.0) as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {msg} [{elapsed_precise}, eta {eta}]",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let result: anyhow::Result<()> = pool.install(|| {
-        while pipeline.sim().time() < args.duration - 1e-9 {
-            if crate::stop::requested().is_some() {
-                break;
-            }
-            let observations = pipeline.step()?;
-            let mut skeletons = vec![Vec::new(); pipeline.sim().actors().len()];
-            for s in pipeline.live.skeletons() {
-                if let Some(lines) = skeletons.get_mut(s.actor) {
-                    *lines = s
-                        .bones
-                        .iter()
-                        .flat_map(|&(a, b)| [s.joints[a], s.joints[b]])
-                        .collect();
-                }
-            }
-            if let Some(d) = &mut dumper {
-                d.dump_step(pipeline.sim(), &observations)?;
-            }
-            recorder.record_step(pipeline.sim(), observations, &skeletons)?;
-            if args.realtime_factor > 0.0 {
-                let due = Duration::from_secs_f64(pipeline.sim().time() / args.realtime_factor);
-                if let Some(wait) = due.checked_sub(started.elapsed()) {
-                    std::thread::sleep(wait);
-                }
-            }
-            let t = pipeline.sim().time();
-            if let Some(bar) = &bar {
-                if pipeline.sim().steps() % 20 == 0 {
-                    bar.set_position((t * 1000.0) as u64);
-                    bar.set_message(format!(
-                        "{t:.2}/{:.1} s simulated, {:.2}x real time, {:.1} MB",
-                        args.duration,
-                        t / started.elapsed().as_secs_f64(),
-                        std::fs::metadata(&out).map_or(0, |m| m.len()) as f64 / 1e6
-                    ));
-                }
-            } else if !global.quiet && last_log.elapsed() > Duration::from_secs(3) {
-                last_log = Instant::now();
-                eprintln!(
-                    "simulated {t:.1} of {:.1} s, {:.2}x real time",
-                    args.duration,
-                    t / started.elapsed().as_secs_f64()
-                );
-            }
-        }
-        Ok(())
-    });
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    // Whatever happened, finish the file so that it stays readable; the loop's own error (a
+    let result = pool.install(|| drive(&mut engine, global, args, &out, started));
+    // Whatever happened, finish the files so that they stay readable; the loop's own error (a
     // full disk, say) is the one to report.
-    let simulated = pipeline.sim().time();
-    let finished = recorder.finish();
-    let dumped = dumper.map(|d| d.finish()).transpose();
+    let simulated = engine.time();
+    let finished = engine.finish();
     result?;
-    let finished = finished?;
-    dumped?;
+    let lines = finished?;
     let wall = started.elapsed().as_secs_f64();
     if !global.quiet {
         let size = std::fs::metadata(&out).map_or(0, |m| m.len());
@@ -219,14 +122,8 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             out.display(),
             size as f64 / 1e6
         );
-        if let Some(share) = finished.writer_share() {
-            summary += &format!(
-                "  the writer thread (encoding, compressing, writing) used {:.1} % of the run's CPU time\n",
-                share * 100.0
-            );
-        }
-        for (topic, c) in &finished.counts {
-            summary += &format!("  {topic}: {} messages, {} points\n", c.messages, c.points);
+        for line in lines {
+            summary += &format!("  {line}\n");
         }
         // A recording written to standard output keeps it to itself.
         if out == Path::new("/dev/stdout") {
@@ -243,7 +140,90 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints diagnostics; whether any was an error.
+/// The recording (and the dump, with `--dump`) as the engine's sinks.
+fn open_sinks(engine: &mut Engine, args: &RunArgs, out: &Path, epoch: u64) -> anyhow::Result<()> {
+    let compression = match args.compression {
+        Compression::Auto => ChunkCompression::Auto,
+        Compression::Lz4 => ChunkCompression::Lz4,
+        Compression::None => ChunkCompression::None,
+    };
+    let labels = label_tables(engine.scene());
+    let mut recorder = Recorder::create(out, engine.world(), epoch, compression)?;
+    recorder.set_actor_labels(&actor_labels(engine.world(), engine.scene()));
+    recorder.metadata("passerby.labels", labels.clone())?;
+    engine.add_sink(Box::new(recorder));
+    if let Some(dir) = &args.dump {
+        let json = format!(
+            "{{\"instances\":{},\"classes\":{}}}\n",
+            labels["instances"], labels["classes"]
+        );
+        engine.add_sink(Box::new(Dumper::create(dir, &json)?));
+    }
+    Ok(())
+}
+
+/// Steps the engine until `--duration` or a stop signal, paced by `--realtime-factor`, showing
+/// progress (a bar on a terminal, otherwise a line every few seconds).
+fn drive(
+    engine: &mut Engine,
+    global: &GlobalArgs,
+    args: &RunArgs,
+    out: &Path,
+    started: Instant,
+) -> anyhow::Result<()> {
+    let mut last_log = Instant::now();
+    let bar = (!global.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let bar = indicatif::ProgressBar::new((args.duration * 1000.0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {msg} [{elapsed_precise}, eta {eta}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    while engine.time() < args.duration - 1e-9 {
+        if crate::stop::requested().is_some() {
+            break;
+        }
+        if let Err(e) = engine.step() {
+            if let Some(bar) = &bar {
+                bar.finish_and_clear();
+            }
+            return Err(e.into());
+        }
+        let t = engine.time();
+        if args.realtime_factor > 0.0 {
+            let due = Duration::from_secs_f64(t / args.realtime_factor);
+            if let Some(wait) = due.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        if let Some(bar) = &bar {
+            if engine.sim().steps().is_multiple_of(20) {
+                bar.set_position((t * 1000.0) as u64);
+                bar.set_message(format!(
+                    "{t:.2}/{:.1} s simulated, {:.2}x real time, {:.1} MB",
+                    args.duration,
+                    t / started.elapsed().as_secs_f64(),
+                    std::fs::metadata(out).map_or(0, |m| m.len()) as f64 / 1e6
+                ));
+            }
+        } else if !global.quiet && last_log.elapsed() > Duration::from_secs(3) {
+            last_log = Instant::now();
+            eprintln!(
+                "simulated {t:.1} of {:.1} s, {:.2}x real time",
+                args.duration,
+                t / started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    Ok(())
+}
+
 /// The timed inputs `--transforms` and `--commands` name, checked against the world and its
 /// scene (objects, vehicles and parts, each error at its place in the file), with parts given
 /// as `#K` replaced by their names: `Some(None)` when there are none, `None` after errors.
@@ -309,6 +289,7 @@ fn read_timed(
     })
 }
 
+/// Prints diagnostics; whether any was an error.
 fn report(diags: &passerby_diag::Diagnostics, sources: &passerby_diag::SourceMap) -> bool {
     for d in diags.iter() {
         eprintln!("{}\n", d.render(sources));
@@ -322,33 +303,6 @@ fn default_out(world: &Path) -> PathBuf {
         .and_then(|n| n.to_str())
         .map_or("run", |n| n.split('.').next().unwrap_or("run"));
     PathBuf::from(format!("{stem}.mcap"))
-}
-
-/// The instance and class tables as JSON strings (metadata `passerby.labels`).
-pub fn label_tables(built: &passerby_scene::BuiltScene) -> BTreeMap<String, String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let instances: Vec<serde_json::Value> = built
-        .all_objects()
-        .filter(|o| seen.insert(o.id))
-        .map(|o| serde_json::json!({"id": o.id, "name": o.name, "class": o.class, "class_id": o.class_id}))
-        .collect();
-    let classes: Vec<serde_json::Value> = built
-        .classes
-        .iter()
-        .enumerate()
-        .skip(1)
-        .map(|(i, c)| serde_json::json!({"id": i, "name": c}))
-        .collect();
-    BTreeMap::from([
-        (
-            "instances".to_owned(),
-            serde_json::Value::from(instances).to_string(),
-        ),
-        (
-            "classes".to_owned(),
-            serde_json::Value::from(classes).to_string(),
-        ),
-    ])
 }
 
 /// Nanoseconds since 1970 of `2026-01-01T00:00:00Z` (UTC, optional fraction) or of a number of

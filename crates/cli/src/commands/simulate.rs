@@ -2,7 +2,7 @@
 //! skinning and refits, every sensor) for a stretch of simulated time, timed against the wall
 //! clock: the real-time factor is simulated seconds per wall second.
 
-use crate::pipeline::Pipeline;
+use passerby_engine::Engine;
 use passerby_scene::BuiltScene;
 use passerby_sensors::Observation;
 use passerby_world::World;
@@ -19,7 +19,7 @@ struct Tally {
 
 /// Runs the loop and prints its figures.
 pub fn run(
-    world: &World,
+    world: World,
     built: BuiltScene,
     pool: &rayon::ThreadPool,
     seed: u64,
@@ -27,8 +27,8 @@ pub fn run(
     json: bool,
     visibility: passerby_sensors::camera::Visibility,
 ) -> anyhow::Result<ExitCode> {
-    let mut run = Pipeline::new(world, built, seed)?;
-    run.rig.set_camera_visibility(visibility);
+    let mut run = Engine::new(world, built, seed)?;
+    run.set_camera_visibility(visibility);
     for w in run.warnings() {
         eprintln!("warning: {w}");
     }
@@ -39,8 +39,8 @@ pub fn run(
     let started = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         while run.sim().time() < seconds - 1e-9 {
-            for o in run.step()? {
-                let (name, points) = match &o {
+            for o in run.step()?.iter() {
+                let (name, points) = match o {
                     Observation::PointCloud(c) => (full_name(&c.sensor), c.points.len()),
                     Observation::LaserScan(s) => (full_name(&s.sensor), s.ranges.len()),
                     Observation::Imu(s) => (full_name(&s.sensor), 1),
@@ -76,7 +76,7 @@ pub fn run(
             .collect();
         println!(
             "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{simulated:.3},\"wall_seconds\":{wall:.3},\"real_time_factor\":{factor:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"steps_posed_ahead\":{},\"sensors\":[{}]}}",
-            world.source.display().to_string(),
+            run.world().source.display().to_string(),
             pool.current_num_threads(),
             sim.steps(),
             t_sim.as_secs_f64(),

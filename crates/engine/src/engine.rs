@@ -1,19 +1,40 @@
-//! The stages of a run wired together: simulation step, scene update (skinning, refits), every
-//! sensor. Shared by `run` and `bench --simulate`.
+//! A world running: the simulation step, the scene following it (skinning, refits), every
+//! sensor, then every sink fed the step's [`Snapshot`]. The public API is what every front end
+//! uses: build from a world, step, read the step's observations, set inputs (velocity
+//! commands, transform sets, poses), reset, finish the sinks.
 //!
 //! With more than one thread, each step's sensors run side by side with the next step: a second
 //! simulation of the same world and seed makes it, and a second copy of the scene is posed for
 //! it (the simulation step and the scene update would otherwise leave all but one thread idle
 //! between the sensors' parallel passes). At the next step the two simulations trade places,
-//! and the copy becomes the scene if the sensors' reach is the one it was posed for. A change
-//! made from outside to the run's simulation ([`Pipeline::sim_mut`]) ends this for the run.
+//! and the copy becomes the scene if the sensors' reach is the one it was posed for. An input
+//! set from outside (a command, a transform, a pose) ends this for the run: the second
+//! simulation would not know of it.
 
-use passerby_scene::{BuiltScene, LiveScene, SceneGround};
+use passerby_assets::ModelLibrary;
+use passerby_record::{Sink, SinkError, Snapshot};
+use passerby_scene::{BuiltScene, LiveError, LiveScene, SceneGround};
+use passerby_sensors::camera::Visibility;
 use passerby_sensors::{Observation, Rig, SceneView};
-use passerby_sim::{SimOptions, Simulation};
-use passerby_world::{TimedCommand, TimedTransform, World};
+use passerby_sim::{SimError, SimOptions, Simulation};
+use passerby_world::{Pose3, TimedCommand, TimedTransform, Transform, World};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Why the engine stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The simulation refused an input or the world.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The scene could not follow the simulation (an unknown part, say).
+    #[error(transparent)]
+    Scene(#[from] LiveError),
+    /// A sink failed (a full disk, a closed connection).
+    #[error("{0}")]
+    Sink(SinkError),
+}
 
 /// Wall time spent in each stage.
 #[derive(Clone, Copy, Debug, Default)]
@@ -29,26 +50,70 @@ pub struct StageTimes {
     pub posed_ahead: u64,
 }
 
-/// A world running.
-pub struct Pipeline {
-    /// The simulation ([`Pipeline::sim`]).
+/// A world running, and the sinks its steps feed.
+pub struct Engine {
+    world: World,
+    seed: u64,
+    /// The simulation ([`Engine::sim`]).
     sim: Simulation,
+    /// How the simulation finds the ground under objects (the scene's, as built).
+    ground: SceneGround,
     /// The scene following it.
-    pub live: LiveScene,
+    live: LiveScene,
     /// The sensors.
-    pub rig: Rig,
+    rig: Rig,
+    /// How cameras find what each pixel sees (kept across resets).
+    camera_visibility: Option<Visibility>,
     /// Time per stage.
     pub times: StageTimes,
     /// A second simulation of the same world, for posing the next step early (see the module
     /// comment); `None` once the run's simulation was changed from outside.
     ahead: Option<Simulation>,
+    sinks: Vec<Box<dyn Sink>>,
+    /// The last step's observations and skeletons.
+    last: Arc<Vec<Observation>>,
+    skeletons: Vec<Vec<[f64; 3]>>,
 }
 
-impl Pipeline {
-    /// Sets `world` in motion over its built scene.
-    pub fn new(world: &World, built: BuiltScene, seed: u64) -> anyhow::Result<Pipeline> {
-        let ground = SceneGround::new(&built, world);
-        let live = LiveScene::new(built, world)?;
+impl Engine {
+    /// Sets `world` in motion over its built scene, its random draws seeded by `seed`.
+    pub fn new(world: World, built: BuiltScene, seed: u64) -> Result<Engine, EngineError> {
+        let ground = SceneGround::new(&built, &world);
+        let live = LiveScene::new(built, &world)?;
+        let (sim, ahead) = Self::simulations(&world, seed, &ground)?;
+        let rig = Rig::new(&world, seed);
+        Ok(Engine {
+            world,
+            seed,
+            sim,
+            ground,
+            live,
+            rig,
+            camera_visibility: None,
+            times: StageTimes::default(),
+            ahead: Some(ahead),
+            sinks: Vec::new(),
+            last: Arc::new(Vec::new()),
+            skeletons: Vec::new(),
+        })
+    }
+
+    /// Builds `world`'s scene from the models of `library`, then [`Engine::new`].
+    pub fn build(
+        world: World,
+        library: &mut ModelLibrary,
+        seed: u64,
+    ) -> Result<Engine, EngineError> {
+        let built = passerby_scene::build_scene(&world, library);
+        Engine::new(world, built, seed)
+    }
+
+    /// The run's simulation and its twin for posing ahead, standing on `ground`.
+    fn simulations(
+        world: &World,
+        seed: u64,
+        ground: &SceneGround,
+    ) -> Result<(Simulation, Simulation), SimError> {
         let options = SimOptions {
             timestep: None,
             seed,
@@ -56,15 +121,110 @@ impl Pipeline {
         let mut sim = Simulation::with_options(world, &options)?;
         let mut ahead = Simulation::with_options(world, &options)?;
         ahead.set_ground(Box::new(ground.clone()));
-        sim.set_ground(Box::new(ground));
-        let rig = Rig::new(world, seed);
-        Ok(Pipeline {
-            sim,
-            live,
-            rig,
-            times: StageTimes::default(),
-            ahead: Some(ahead),
-        })
+        sim.set_ground(Box::new(ground.clone()));
+        Ok((sim, ahead))
+    }
+
+    /// Back to the world's initial state, as a new engine of the same world and seed would be
+    /// (replayed inputs are forgotten; sinks stay, fed from the next step).
+    pub fn reset(&mut self) -> Result<(), EngineError> {
+        let (sim, ahead) = Self::simulations(&self.world, self.seed, &self.ground)?;
+        self.sim = sim;
+        self.ahead = Some(ahead);
+        self.live.discard_ahead();
+        self.live.update(&self.sim)?;
+        self.rig = Rig::new(&self.world, self.seed);
+        if let Some(v) = self.camera_visibility {
+            self.rig.set_camera_visibility(v);
+        }
+        self.last = Arc::new(Vec::new());
+        self.skeletons.clear();
+        Ok(())
+    }
+
+    /// The world running.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The scene as the last step left it (objects, classes, parts).
+    pub fn scene(&self) -> &BuiltScene {
+        &self.live.built
+    }
+
+    /// The scene following the simulation (skeletons of the skinned actors, warnings).
+    pub fn live(&self) -> &LiveScene {
+        &self.live
+    }
+
+    /// The sensors.
+    pub fn rig(&self) -> &Rig {
+        &self.rig
+    }
+
+    /// How every camera finds what its pixels see (rasterising, the default for undistorted
+    /// lenses, or casting rays).
+    pub fn set_camera_visibility(&mut self, visibility: Visibility) {
+        self.camera_visibility = Some(visibility);
+        self.rig.set_camera_visibility(visibility);
+    }
+
+    /// Simulated seconds so far.
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+
+    /// The observations the last step completed.
+    pub fn observations(&self) -> &Arc<Vec<Observation>> {
+        &self.last
+    }
+
+    /// Adds a sink, fed from the next step on.
+    pub fn add_sink(&mut self, sink: Box<dyn Sink>) {
+        self.sinks.push(sink);
+    }
+
+    /// Finishes every sink (all of them, whatever happens); their summary lines, or the first
+    /// error.
+    pub fn finish(&mut self) -> Result<Vec<String>, EngineError> {
+        let mut lines = Vec::new();
+        let mut first_error = None;
+        for sink in self.sinks.drain(..) {
+            match sink.finish() {
+                Ok(l) => lines.extend(l),
+                Err(e) => {
+                    first_error.get_or_insert(EngineError::Sink(e));
+                }
+            }
+        }
+        first_error.map_or(Ok(lines), Err)
+    }
+
+    /// Drives `vehicle` at body-frame velocity `[vx, vy, omega]` (m/s, rad/s) from the next
+    /// step on.
+    pub fn set_command(&mut self, vehicle: &str, twist: [f64; 3]) -> Result<(), EngineError> {
+        Ok(self.sim_mut().set_twist(vehicle, twist)?)
+    }
+
+    /// Sets an object's body (`part` = `None`) or one of its parts (a name, or `#K`); an
+    /// unknown part is refused by the next step.
+    pub fn set_transform(
+        &mut self,
+        object: &str,
+        part: Option<&str>,
+        transform: Transform,
+    ) -> Result<(), EngineError> {
+        Ok(self.sim_mut().set_transform(object, part, transform)?)
+    }
+
+    /// Holds an object at `pose` until [`Engine::release`].
+    pub fn set_pose(&mut self, object: &str, pose: Pose3) -> Result<(), EngineError> {
+        Ok(self.sim_mut().set_pose(object, pose)?)
+    }
+
+    /// Lets a held object move on its own again.
+    pub fn release(&mut self, object: &str) -> Result<(), EngineError> {
+        Ok(self.sim_mut().release(object)?)
     }
 
     /// What the world asks for that is done otherwise (a clip its model lacks plays its first).
@@ -88,9 +248,7 @@ impl Pipeline {
     }
 
     /// The run's simulation, to change from outside between steps. Posing ahead stops for the
-    /// rest of the run: the second simulation would not know of the change. (No command changes
-    /// a running simulation yet; the tests do.)
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// rest of the run: the second simulation would not know of the change.
     pub fn sim_mut(&mut self) -> &mut Simulation {
         self.ahead = None;
         self.live.discard_ahead();
@@ -103,7 +261,7 @@ impl Pipeline {
         &mut self,
         transforms: Vec<TimedTransform>,
         commands: Vec<TimedCommand>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), EngineError> {
         if let Some(ahead) = &mut self.ahead {
             ahead.set_replay(transforms.clone(), commands.clone())?;
         }
@@ -111,8 +269,40 @@ impl Pipeline {
         Ok(())
     }
 
-    /// One step of every stage; the observations it completed.
-    pub fn step(&mut self) -> anyhow::Result<Vec<Observation>> {
+    /// One step of every stage, then every sink fed; the observations it completed (also
+    /// [`Engine::observations`] until the next step).
+    pub fn step(&mut self) -> Result<Arc<Vec<Observation>>, EngineError> {
+        let observations = Arc::new(self.step_stages()?);
+        self.skeletons = vec![Vec::new(); self.sim.actors().len()];
+        for s in self.live.skeletons() {
+            if let Some(lines) = self.skeletons.get_mut(s.actor) {
+                *lines = (s.bones.iter())
+                    .flat_map(|&(a, b)| [s.joints[a], s.joints[b]])
+                    .collect();
+            }
+        }
+        self.last = observations.clone();
+        let touched: Vec<bool> = (self.sim.vehicles().iter())
+            .map(|v| self.sim.is_touched(&v.name))
+            .collect();
+        let snapshot = Snapshot {
+            time: self.sim.time(),
+            step: self.sim.steps(),
+            vehicles: self.sim.vehicles(),
+            touched: &touched,
+            actors: self.sim.actors(),
+            contacts: self.sim.contacts(),
+            observations: &self.last,
+            skeletons: &self.skeletons,
+        };
+        for sink in &mut self.sinks {
+            sink.step(&snapshot).map_err(EngineError::Sink)?;
+        }
+        Ok(observations)
+    }
+
+    /// The simulation, scene and sensors of one step; the observations it completed.
+    fn step_stages(&mut self) -> Result<Vec<Observation>, EngineError> {
         let helpers = rayon::current_num_threads().saturating_sub(1);
         if helpers == 0 {
             return self.step_inner();
@@ -144,8 +334,8 @@ impl Pipeline {
         })
     }
 
-    /// [`Pipeline::step`] on the thread it is called on (and any workers that help).
-    fn step_inner(&mut self) -> anyhow::Result<Vec<Observation>> {
+    /// [`Engine::step_stages`] on the thread it is called on (and any workers that help).
+    fn step_inner(&mut self) -> Result<Vec<Observation>, EngineError> {
         let t0 = Instant::now();
         // When the last step posed ahead, the second simulation has made the very step this
         // one would make: it becomes the run's, and the run's becomes the second (moved two
@@ -207,7 +397,7 @@ mod tests {
 
     fn test_world(name: &str) -> (World, BuiltScene) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests")
+            .join("tests/worlds")
             .join(name);
         let world = load_world_file(&path, &LoadOptions::default())
             .world
@@ -228,7 +418,7 @@ mod tests {
     /// simulation only, as a caller would).
     fn run(threads: usize, steps: usize, held_at: Option<usize>) -> (Vec<Observation>, u64) {
         let (world, built) = walker_world();
-        let mut pipeline = Pipeline::new(&world, built, 7).unwrap();
+        let mut engine = Engine::new(world, built, 7).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -242,12 +432,12 @@ mod tests {
                         y: 0.5,
                         ..Default::default()
                     };
-                    pipeline.sim_mut().set_pose("walker", pose).unwrap();
+                    engine.set_pose("walker", pose).unwrap();
                 }
-                all.extend(pipeline.step().unwrap());
+                all.extend(engine.step().unwrap().iter().cloned());
             }
         });
-        (all, pipeline.times.posed_ahead)
+        (all, engine.times.posed_ahead)
     }
 
     #[test]
@@ -276,7 +466,7 @@ mod tests {
         // The walker leaves the reach of the lidar (1 m, plus its body) and comes back; its skeleton is recorded each step.
         let skeletons = |threads: usize| {
             let (world, built) = test_world("walker_leaving.world.xml");
-            let mut pipeline = Pipeline::new(&world, built, 7).unwrap();
+            let mut engine = Engine::new(world, built, 7).unwrap();
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
@@ -284,8 +474,8 @@ mod tests {
             pool.install(|| {
                 (0..3000)
                     .map(|_| {
-                        pipeline.step().unwrap();
-                        pipeline.live.skeletons()
+                        engine.step().unwrap();
+                        engine.live().skeletons()
                     })
                     .collect::<Vec<_>>()
             })

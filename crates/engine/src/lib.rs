@@ -1,0 +1,37 @@
+//! Passerby's engine as a library: everything a run does, behind one API that every front end
+//! (the `passerby` CLI, and next the live server and the Python package) drives.
+//!
+//! Owns: loading any supported input into the world description (`load.rs`: MVSim worlds,
+//! MAVS scenes with their rig) and the model library; the running pipeline (`engine.rs`:
+//! simulation, scene posing, sensors, posing ahead on a second thread) with its inputs (velocity
+//! commands, transform sets, poses, replays) and reset; feeding each step to the sinks. Must not
+//! touch: argument parsing, progress display, signals, exit codes (the front ends'), nor any
+//! stage's own logic (each lives in its crate: `passerby-sim`, `passerby-scene`,
+//! `passerby-sensors`, `passerby-record`).
+//!
+//! ```no_run
+//! use passerby_engine::{Engine, InputOptions, Observation, load_world, model_library};
+//! let loaded = load_world("examples/sensor_rig.world.xml".as_ref(), &InputOptions::default());
+//! let world = loaded.world.expect("a valid world");
+//! let mut engine = Engine::build(world, &mut model_library(None, false), 0).unwrap();
+//! engine.set_command("r1", [0.5, 0.0, 0.1]).unwrap();
+//! while engine.time() < 1.0 {
+//!     for observation in engine.step().unwrap().iter() {
+//!         if let Observation::PointCloud(cloud) = observation {
+//!             println!("{} points at {} s", cloud.points.len(), cloud.stamp);
+//!         }
+//!     }
+//! }
+//! ```
+
+mod engine;
+mod labels;
+mod load;
+
+pub use engine::{Engine, EngineError, StageTimes};
+pub use labels::{actor_labels, label_tables};
+pub use load::{InputOptions, Loaded, errors, load_world, model_library};
+pub use passerby_mavs::YprConvention;
+pub use passerby_record::dump::Dumper;
+pub use passerby_record::{ChunkCompression, Recorder, Sink, SinkError, Snapshot};
+pub use passerby_sensors::Observation;

@@ -179,6 +179,26 @@ impl Engine {
         &self.last
     }
 
+    /// Moves the simulation alone on to `t` (the scene, sensors and sinks wait), for a single
+    /// [`Engine::capture`] at a given time. Posing ahead stops for the run.
+    pub fn skip_to(&mut self, t: f64) {
+        let sim = self.sim_mut();
+        while sim.time() < t - 1e-9 {
+            sim.step();
+        }
+    }
+
+    /// What sensor `name` (`vehicle/sensor`, or a standalone sensor's name) sees of the world
+    /// as it stands now, due or not; `None` for a sensor the world lacks or that cannot be
+    /// captured alone (cameras can).
+    pub fn capture(&mut self, name: &str) -> Result<Option<Observation>, EngineError> {
+        self.live.update(&self.sim)?;
+        let view = SceneView {
+            built: &self.live.built,
+        };
+        Ok(self.rig.capture(name, &self.sim, &view))
+    }
+
     /// Adds a sink, fed from the next step on.
     pub fn add_sink(&mut self, sink: Box<dyn Sink>) {
         self.sinks.push(sink);

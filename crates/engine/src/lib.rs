@@ -27,6 +27,7 @@
 mod engine;
 mod labels;
 mod load;
+pub mod report;
 
 pub use engine::{Engine, EngineError, StageTimes};
 pub use labels::{actor_labels, label_tables};

@@ -12,11 +12,10 @@ use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, model_library, thread_pool};
 use anyhow::Context as _;
 use clap::Args;
+use passerby_engine::Engine;
 use passerby_record::images;
-use passerby_scene::{LiveScene, SceneGround};
 use passerby_sensors::camera::CameraFrame;
-use passerby_sensors::{Observation, Rig, SceneView};
-use passerby_sim::{SimOptions, Simulation};
+use passerby_sensors::{Observation, Rig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,8 +51,7 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let pool = thread_pool(args.threads)?;
-    let mut rig = Rig::new(&world, global.seed);
-    let names = rig.camera_names();
+    let names = Rig::new(&world, global.seed).camera_names();
     if !names.contains(&args.sensor) {
         eprintln!(
             "error: no camera `{}` in {}; cameras: {}",
@@ -69,31 +67,16 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     }
     let mut library = model_library(global);
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    let mut engine = Engine::new(world, built, global.seed)?;
     if !global.quiet {
-        for w in &built.warnings {
+        for w in engine.scene().warnings.iter().chain(engine.warnings()) {
             eprintln!("warning: {w}");
         }
     }
-    let labels = passerby_engine::label_tables(&built);
-    let ground = SceneGround::new(&built, &world);
-    let mut live = LiveScene::new(built, &world)?;
-    if !global.quiet {
-        for w in &live.warnings {
-            eprintln!("warning: {w}");
-        }
-    }
-    let options = SimOptions {
-        timestep: None,
-        seed: global.seed,
-    };
-    let mut sim = Simulation::with_options(&world, &options)?;
-    sim.set_ground(Box::new(ground));
-    let observation = pool.install(|| -> anyhow::Result<Option<Observation>> {
-        while sim.time() < args.time - 1e-9 {
-            sim.step();
-        }
-        live.update(&sim)?;
-        Ok(rig.capture(&args.sensor, &sim, &SceneView { built: &live.built }))
+    let labels = passerby_engine::label_tables(engine.scene());
+    let observation = pool.install(|| {
+        engine.skip_to(args.time);
+        engine.capture(&args.sensor)
     })?;
     let Some(observation) = observation else {
         anyhow::bail!("camera `{}` did not capture", args.sensor);
@@ -136,7 +119,7 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "rendered `{}` at {:.3} s into {}",
             args.sensor,
-            sim.time(),
+            engine.time(),
             args.out.display()
         );
     }

@@ -18,8 +18,10 @@ struct Cli {
     command: Command,
 }
 
-/// Flags every subcommand understands.
+/// Flags every subcommand understands (listed under their own heading, after each
+/// subcommand's own options).
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Seed of every random draw (`rand()` in world files, sensor noise, …).
     #[arg(long, global = true, default_value_t = 0)]

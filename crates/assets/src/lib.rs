@@ -35,7 +35,7 @@ pub use anim::{ClipPlayer, Pose, Wrap, clip_time};
 pub use gltf_import::ALL_UNNAMED;
 pub use library::{LibraryError, ModelLibrary};
 pub use model::*;
-pub use skin::Poser;
+pub use skin::{Poser, merged_triangles, rest_vertices};
 pub use uri::{Resolver, UriError};
 
 use std::path::{Path, PathBuf};

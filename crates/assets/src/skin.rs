@@ -131,3 +131,26 @@ impl Poser {
         out
     }
 }
+
+/// A model's vertices at rest pose, all meshes in order, in assimp's frame (the one MVSim's
+/// `model_*` settings and MAVS's placements are written for): the model as every consumer
+/// places it (scenes, surfaces to stand objects on).
+pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
+    let to_assimp = model.frame.assimp_from_file;
+    Poser::new()
+        .posed_vertices(model, &crate::Pose::rest(model))
+        .iter()
+        .map(|p| to_assimp.transform_point3(*p))
+        .collect()
+}
+
+/// A model's triangles, all meshes in order, indexing [`rest_vertices`].
+pub fn merged_triangles(model: &Model) -> Vec<[u32; 3]> {
+    let mut triangles = Vec::with_capacity(model.triangle_count());
+    let mut base = 0u32;
+    for m in &model.meshes {
+        triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
+        base += m.positions.len() as u32;
+    }
+    triangles
+}

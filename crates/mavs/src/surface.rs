@@ -3,7 +3,6 @@
 
 use crate::read::Report;
 use glam::{Affine3A, Mat3, Vec3, Vec3A};
-use passerby_assets::{Pose, Poser};
 use passerby_diag::Span;
 use passerby_raycast::{Ray, Scene, TriangleMesh};
 use passerby_world::Affine3x4;
@@ -50,13 +49,10 @@ impl HeightSurface {
                 None if !std::path::Path::new(file).is_file() => continue,
                 None => match passerby_assets::load_model(std::path::Path::new(file)) {
                     Ok(model) => {
-                        let vertices = Poser::new().posed_vertices(&model, &Pose::rest(&model));
-                        let mut triangles = Vec::new();
-                        let mut base = 0u32;
-                        for mesh in &model.meshes {
-                            triangles.extend(mesh.triangles.iter().map(|t| t.map(|i| i + base)));
-                            base += mesh.positions.len() as u32;
-                        }
+                        // As the scene draws it (in assimp's frame), so objects stand on the
+                        // surface sensors see.
+                        let vertices = passerby_assets::rest_vertices(&model);
+                        let triangles = passerby_assets::merged_triangles(&model);
                         let id = scene.add_mesh(TriangleMesh::new(vertices, triangles));
                         meshes.insert(file.clone(), id);
                         id

@@ -17,7 +17,7 @@ use crate::{
     SurfaceMaterial, affine_from_pose,
 };
 use glam::{Affine3A, Mat4, Vec2, Vec3};
-use passerby_assets::{Model, ModelLibrary, Pose, Poser};
+use passerby_assets::{Model, ModelLibrary, merged_triangles, rest_vertices};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
 use std::collections::HashMap;
@@ -785,28 +785,6 @@ impl Builder<'_> {
         };
         b.add(mesh, block.color, world_from_block, &block.name, class);
     }
-}
-
-/// A model's triangles, all meshes in order, indexing [`rest_vertices`].
-fn merged_triangles(model: &Model) -> Vec<[u32; 3]> {
-    let mut triangles = Vec::with_capacity(model.triangle_count());
-    let mut base = 0u32;
-    for m in &model.meshes {
-        triangles.extend(m.triangles.iter().map(|t| t.map(|i| i + base)));
-        base += m.positions.len() as u32;
-    }
-    triangles
-}
-
-/// A model's vertices at rest pose, all meshes in order, in assimp's frame (the one MVSim's
-/// `model_*` settings are written for).
-pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
-    let to_assimp = model.frame.assimp_from_file;
-    Poser::new()
-        .posed_vertices(model, &Pose::rest(model))
-        .iter()
-        .map(|p| to_assimp.transform_point3(*p))
-        .collect()
 }
 
 /// An affine transform from a row-major 3x4 matrix.

@@ -25,9 +25,10 @@ mod shapes;
 mod sky;
 
 pub use appearance::{Surface, SurfaceMaterial, TriangleLook};
-pub use build::{build_scene, rest_vertices};
+pub use build::build_scene;
 pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
+pub use passerby_assets::rest_vertices;
 pub use shapes::cuboid;
 pub use sky::SkyBox;
 

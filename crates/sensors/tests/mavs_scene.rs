@@ -443,3 +443,78 @@ fn an_object_placed_beyond_single_precision_is_left_out_with_a_warning() {
     .unwrap();
     assert!(built.scene.closest(&ray).is_some());
 }
+
+/// A Collada surface (`Z_UP`, the plane z = x / 2) under objects scattered at random: each
+/// object stands where the drawn surface is, as MAVS stands objects on what it draws.
+#[test]
+fn objects_stand_on_a_collada_surface_where_it_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let meshes = dir.path().join("scenes/meshes");
+    std::fs::create_dir_all(&meshes).unwrap();
+    std::fs::write(
+        meshes.join("slope.dae"),
+        r##"<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><created>2026-11-25T00:00:00</created><modified>2026-11-25T00:00:00</modified><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries><geometry id="slope" name="slope"><mesh>
+    <source id="slope-pos"><float_array id="slope-arr" count="12">-10 -10 -5 10 -10 5 10 10 5 -10 10 -5</float_array>
+      <technique_common><accessor source="#slope-arr" count="4" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id="slope-vtx"><input semantic="POSITION" source="#slope-pos"/></vertices>
+    <triangles count="2"><input semantic="VERTEX" source="#slope-vtx" offset="0"/><p>0 1 2 0 2 3</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id="n" name="n"><instance_geometry url="#slope"/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>"##,
+    )
+    .unwrap();
+    let scene = dir.path().join("scenes/slope.json");
+    std::fs::write(
+        &scene,
+        r#"{"Surface Mesh": [{"Mesh": "slope.dae", "Rotate Y to Z": true, "Position": [0, 0, 0],
+             "YawPitchRoll": [0, 0, 0], "Scale": [1, 1, 1]}],
+            "Objects": [{"Mesh": "slope.dae", "Random": {"Number": 50, "Offset": [0, 0, 0],
+             "Polygon": [[-5, -5], [5, -5], [5, 5], [-5, 5]], "Scale": [0.1, 0.1]}}]}"#,
+    )
+    .unwrap();
+    let opts = passerby_mavs::Options {
+        data_dir: Some(dir.path().to_path_buf()),
+        ..passerby_mavs::Options::default()
+    };
+    let loaded = passerby_mavs::load_scene(
+        &scene,
+        &opts,
+        passerby_mavs::SourceMap::new(),
+        passerby_world::World::default(),
+    );
+    let Some(world) = loaded.world else {
+        let text: Vec<_> = (loaded.diagnostics.iter())
+            .map(|d| d.headline(&loaded.sources))
+            .collect();
+        panic!("{text:#?}");
+    };
+    let mut library = ModelLibrary::new(Resolver::new(dir.path().join("no-cache")));
+    let built = build_scene(&world, &mut library);
+    let surfaces = built.height_surfaces.as_ref().unwrap();
+    let objects: Vec<_> = (world.meshes.iter())
+        .filter(|m| m.name.starts_with("slope_"))
+        .collect();
+    assert_eq!(objects.len(), 50);
+    for o in objects {
+        let [x, y, z] = [0, 1, 2].map(|i| o.world_from_model[i][3]);
+        let down = passerby_raycast::Ray::new(
+            glam::Vec3A::new(x as f32, y as f32, 100.0),
+            glam::Vec3A::NEG_Z,
+            0.0,
+            1000.0,
+        )
+        .unwrap();
+        let drawn = 100.0 - f64::from(surfaces.closest(&down).unwrap().t);
+        assert!((drawn - x / 2.0).abs() < 1e-3, "drawn at {drawn}, x = {x}");
+        assert!(
+            (z - drawn).abs() < 1e-3,
+            "({x}, {y}) stands at {z}, drawn at {drawn}"
+        );
+    }
+}

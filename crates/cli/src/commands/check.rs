@@ -100,4 +100,3 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
 }
-

@@ -3,8 +3,9 @@
 //! per-group classes (`Label By Group`), one shared mesh per group of the file so each group
 //! is its own instance with its own class, all under the placement's one object id.
 
-use super::{Builder, affine_of_3x4, merged_triangles, rest_vertices};
+use super::{Builder, affine_of_3x4};
 use crate::appearance::Surface;
+use passerby_assets::{merged_triangles, rest_vertices};
 use passerby_raycast::{MeshId, TriangleMesh};
 use passerby_world::MeshInstance;
 use std::sync::Arc;

@@ -209,7 +209,7 @@ impl Dumper {
     }
 
     /// `<sensor>/NNNNNN_<stamp>` of a sensor's next frame.
-    fn next_frame(&mut self, sensor: &passerby_sim::schedule::SensorRef, stamp: f64) -> PathBuf {
+    fn next_frame(&mut self, sensor: &passerby_world::SensorRef, stamp: f64) -> PathBuf {
         let name = full_name(sensor);
         let index = self.sweeps.entry(name.clone()).or_insert(0);
         let prefix = PathBuf::from(&name).join(format!("{:06}_{stamp:.6}", *index));

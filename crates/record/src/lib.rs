@@ -31,7 +31,7 @@ use mcap_file::{Content, McapWriter};
 use output_file::OutputFile;
 use passerby_sensors::Observation;
 use passerby_sim::keyframes::rotation;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use ros::{MsgType, Transform};
 pub use sink::{Sink, SinkError, Snapshot};

@@ -24,7 +24,7 @@ pub use crate::shading::Lighting;
 use crate::shading::{Lit, SeenTriangle, Shader, shade};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::Intrinsics;
 use rayon::prelude::*;
 

@@ -14,7 +14,7 @@
 
 use crate::noise::SensorRng;
 use glam::DVec3;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::{Georeference, GnssParams, PropertyValue, World, WorldElement};
 
 /// WGS84 semi-major axis, metres.

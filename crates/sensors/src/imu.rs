@@ -16,7 +16,7 @@
 
 use crate::noise::SensorRng;
 use glam::{DQuat, DVec3};
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::ImuParams;
 use std::collections::VecDeque;
 

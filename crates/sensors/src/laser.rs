@@ -14,7 +14,7 @@ use crate::SceneView;
 use crate::flat::FlatWorld;
 use crate::noise::SensorRng;
 use glam::{Affine3A, Vec3A};
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::LaserParams;
 
 /// One scan.

@@ -18,6 +18,7 @@ pub mod noise;
 pub mod raster;
 pub mod rgbd;
 mod rig;
+pub mod schedule;
 mod shading;
 pub mod tasks;
 

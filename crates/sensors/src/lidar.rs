@@ -22,7 +22,7 @@ use crate::{SceneView, Target};
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::PACKET;
 use passerby_scene::RaysCast;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::{Lidar3dParams, ScanMode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

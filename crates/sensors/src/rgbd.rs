@@ -23,7 +23,7 @@ use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, 
 use crate::noise::SensorRng;
 use glam::Affine3A;
 use passerby_scene::affine_from_pose;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::{Intrinsics, RgbdCameraParams};
 use rayon::prelude::*;
 

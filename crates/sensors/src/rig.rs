@@ -13,7 +13,8 @@ use glam::{Affine3A, DQuat, DVec3};
 use passerby_scene::{RaysCast, Reach, affine_from_pose};
 use passerby_sim::Simulation;
 use passerby_sim::keyframes::rotation;
-use passerby_sim::schedule::SensorRef;
+use crate::schedule::Schedule;
+use passerby_world::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use rayon::prelude::*;
 
@@ -93,6 +94,8 @@ pub struct Rig {
     lighting: Lighting,
     gnss: Vec<(Mount, Gnss)>,
     flat: FlatStatics,
+    /// When each sensor measures.
+    schedule: Schedule,
     notices: Vec<String>,
 }
 
@@ -108,8 +111,10 @@ impl Rig {
             lighting: Lighting::of_world(world),
             gnss: Vec::new(),
             flat: FlatStatics::new(world),
+            schedule: Schedule::new(world),
             notices: Vec::new(),
         };
+        rig.notices = rig.schedule.starved(world.effective_timestep());
         for (vehicle, s) in world.sensors() {
             let sensor = SensorRef {
                 vehicle: vehicle.map(str::to_owned),
@@ -200,6 +205,7 @@ impl Rig {
         let rgbds = (self.rgbds.iter()).map(|(m, c)| (m.clone(), Reaching::WhenDue(c.max_range())));
         ReachPlan {
             sensors: lidars.chain(lasers).chain(cameras).chain(rgbds).collect(),
+            schedule: self.schedule.clone(),
         }
     }
 
@@ -257,7 +263,7 @@ impl Rig {
     /// world order.
     pub fn step(&mut self, sim: &Simulation, view: &SceneView<'_>) -> Vec<Observation> {
         let now = sim.time();
-        let due = sim.sensors_due();
+        let due = self.schedule.due(sim);
         // Lidars and cameras due now work side by side (each is also parallel inside: together
         // they keep every core busy through each one's sequential parts); each depends only on
         // its own state, so the observations do not depend on the thread count.
@@ -335,6 +341,8 @@ impl Rig {
 pub struct ReachPlan {
     /// Lidars, lasers, cameras, RGB-D cameras, each in world order.
     sensors: Vec<(Mount, Reaching)>,
+    /// When each sensor measures.
+    schedule: Schedule,
 }
 
 #[derive(Clone, Debug)]
@@ -349,7 +357,7 @@ impl ReachPlan {
     /// As [`Rig::reach`] for the step `sim` has just made.
     pub fn reach(&self, sim: &Simulation) -> Vec<Reach> {
         let now = sim.time();
-        let due = sim.sensors_due();
+        let due = self.schedule.due(sim);
         (self.sensors.iter())
             .map(|(mount, reaching)| {
                 let pose = mount.world_from_sensor(sim);

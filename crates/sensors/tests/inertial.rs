@@ -14,7 +14,7 @@ use passerby_sensors::imu::Imu;
 use passerby_sensors::noise::SensorRng;
 use passerby_sensors::{Observation, Rig, SceneView};
 use passerby_sim::Simulation;
-use passerby_sim::schedule::SensorRef;
+use passerby_world::SensorRef;
 use passerby_world::{Georeference, ImuParams, World};
 
 /// Runs the world (no geometry needed for these sensors) and returns its observations.

@@ -25,7 +25,6 @@ pub mod ground;
 pub mod keyframes;
 pub mod path;
 pub mod replay;
-pub mod schedule;
 
 use contacts::Footprint;
 use controllers::{
@@ -39,7 +38,6 @@ use passerby_world::{
 };
 use path::{Gaits, PathFollower};
 use replay::Replay;
-use schedule::{Schedule, SensorRef};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Why the simulation refused something.
@@ -227,9 +225,6 @@ pub struct Simulation {
     actor_capsules: Vec<(f64, f64)>,
     /// (actor, other) pairs touching after the last step.
     touching: HashSet<(usize, String)>,
-    schedule: Schedule,
-    /// Sensors already warned about for a period shorter than the step.
-    starved: HashSet<SensorRef>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -333,8 +328,6 @@ impl Simulation {
                 .map(|a| (a.collision_radius, a.collision_height))
                 .collect(),
             touching: HashSet::new(),
-            schedule: Schedule::new(world),
-            starved: HashSet::new(),
         };
         // Poses the world brings itself (a MAVS simulation's) replay from the start.
         if !world.replay.is_empty() {
@@ -388,12 +381,6 @@ impl Simulation {
     /// planes and elevation maps).
     pub fn set_ground(&mut self, ground: Box<dyn Ground>) {
         self.ground = ground;
-    }
-
-    /// The sensors due at the end of the last step (their measurements are stamped with
-    /// [`Simulation::time`]).
-    pub fn sensors_due(&self) -> &[SensorRef] {
-        self.schedule.due()
     }
 
     /// Whether some actor touches the object named `name` after the last step.
@@ -684,14 +671,6 @@ impl Simulation {
             now.insert(key);
         }
         self.touching = now;
-        for sensor in self.schedule.advance(t) {
-            if self.starved.insert(sensor.clone()) {
-                self.warnings.push(format!(
-                    "sensor `{}`: its period is shorter than the {} s step; it measures once per step",
-                    sensor.name, dt
-                ));
-            }
-        }
         self.steps += 1;
         self.set_since_step.clear();
     }

@@ -702,36 +702,6 @@ fn an_actor_walking_into_a_vehicle_or_block_reports_one_contact_where_it_begins(
 }
 
 #[test]
-fn sensors_are_due_at_multiples_of_their_period_stamped_with_the_step_end() {
-    let world = warehouse();
-    let mut sim = Simulation::new(&world).unwrap();
-    let mut stamps: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    while sim.time() < 1.0 - 1e-9 {
-        sim.step();
-        for s in sim.sensors_due() {
-            assert_eq!(s.vehicle.as_deref(), Some("r1"));
-            stamps.entry(s.name.clone()).or_default().push(sim.time());
-        }
-    }
-    assert_eq!(stamps.len(), 3, "{stamps:?}");
-    for (name, times) in &stamps {
-        assert_eq!(times.len(), 10, "{name}: {times:?}");
-        for (k, t) in times.iter().enumerate() {
-            assert!((t - 0.1 * (k + 1) as f64).abs() < 1e-9, "{name}: {times:?}");
-        }
-    }
-    // A step longer than a period: once per step, with one warning per sensor.
-    let options = SimOptions {
-        timestep: Some(0.25),
-        seed: 0,
-    };
-    let mut slow = Simulation::with_options(&world, &options).unwrap();
-    slow.run_until(1.0);
-    assert_eq!(slow.sensors_due().len(), 3);
-    assert_eq!(slow.take_warnings().len(), 3);
-}
-
-#[test]
 fn actors_follow_an_elevation_map_of_the_world() {
     // Rows run along +X: heights 0, 1, 2 m at x = -1, 0, 1 (a map centred on the origin).
     let xml = r#"<mvsim_world version="1.0">

@@ -4,6 +4,16 @@
 use crate::{Color, Pose3, Publish, Visual};
 use serde::Serialize;
 
+/// A sensor of a world, by its owner and name: how sensors, their observations and their
+/// recordings name it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct SensorRef {
+    /// The vehicle carrying it; `None` for a standalone (world) sensor.
+    pub vehicle: Option<String>,
+    /// Its name (unique within its vehicle, or among standalone sensors).
+    pub name: String,
+}
+
 /// A sensor, mounted on a vehicle or standalone.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sensor {

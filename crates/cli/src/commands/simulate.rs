@@ -106,6 +106,6 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn full_name(s: &passerby_sim::schedule::SensorRef) -> String {
+fn full_name(s: &passerby_world::SensorRef) -> String {
     passerby_record::full_name(s)
 }

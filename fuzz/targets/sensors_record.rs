@@ -27,7 +27,7 @@ pub fn run(data: &[u8]) {
     };
     let loaded = passerby_mvsim::load_world_str(&defs.join("fuzz.world.xml"), text, &opts);
     render_all(&loaded.diagnostics, &loaded.sources);
-    let Some(world) = loaded.world else {
+    let Some(world) = loaded.value else {
         return;
     };
     if world.blocks.len() + world.vehicles.len() + world.actors.len() > 200 {

@@ -15,7 +15,7 @@ fn shared() -> PathBuf {
 fn world(name: &str) -> passerby_world::World {
     let path = shared().join("worlds/mvsim/mvsim_tutorial").join(name);
     passerby_mvsim::load_world_file(&path, &passerby_mvsim::LoadOptions::default())
-        .world
+        .value
         .unwrap()
 }
 

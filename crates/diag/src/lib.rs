@@ -359,6 +359,26 @@ impl Diagnostics {
     }
 }
 
+/// What a loader gives back: its result when the input was valid, every diagnostic in the
+/// order found, and the text of every file read (to render the diagnostics with their lines).
+/// Every loader returns one: MVSim worlds, MAVS scenes, timed input files.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    /// The result, present only when no error was found.
+    pub value: Option<T>,
+    /// The text of every file read.
+    pub sources: SourceMap,
+    /// Errors and warnings, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<T> Loaded<T> {
+    /// The errors among the diagnostics.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        (self.diagnostics.iter()).filter(|d| d.severity == Severity::Error)
+    }
+}
+
 /// `path` made absolute (from the working directory) with `.` and `..` resolved lexically,
 /// so files are named the same however they were reached.
 pub fn normalize_path(path: &Path) -> PathBuf {

@@ -420,7 +420,7 @@ mod tests {
             .join("tests/worlds")
             .join(name);
         let world = load_world_file(&path, &LoadOptions::default())
-            .world
+            .value
             .unwrap();
         let mut library = ModelLibrary::new(Resolver::new(std::env::temp_dir()));
         let built = passerby_scene::build_scene(&world, &mut library);

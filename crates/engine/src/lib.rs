@@ -12,7 +12,7 @@
 //! ```no_run
 //! use passerby_engine::{Engine, InputOptions, Observation, load_world, model_library};
 //! let loaded = load_world("examples/sensor_rig.world.xml".as_ref(), &InputOptions::default());
-//! let world = loaded.world.expect("a valid world");
+//! let world = loaded.value.expect("a valid world");
 //! let mut engine = Engine::build(world, &mut model_library(None, false), 0).unwrap();
 //! engine.set_command("r1", [0.5, 0.0, 0.1]).unwrap();
 //! while engine.time() < 1.0 {
@@ -31,7 +31,7 @@ pub mod report;
 
 pub use engine::{Engine, EngineError, StageTimes};
 pub use labels::{actor_labels, label_tables};
-pub use load::{InputOptions, Loaded, errors, load_world, model_library};
+pub use load::{InputOptions, Loaded, load_world, model_library};
 pub use passerby_mavs::YprConvention;
 pub use passerby_record::dump::Dumper;
 pub use passerby_record::{ChunkCompression, Recorder, Sink, SinkError, Snapshot};

@@ -3,7 +3,7 @@
 //! scene is built from.
 
 use passerby_assets::{ModelLibrary, Resolver};
-use passerby_diag::{Diagnostic, Severity, SourceMap};
+use passerby_diag::SourceMap;
 use passerby_mavs::YprConvention;
 use passerby_world::World;
 use passerby_world::budget::Limits;
@@ -73,12 +73,12 @@ pub fn load_world(path: &Path, options: &InputOptions) -> Loaded {
     let rig =
         (options.rig.as_ref()).map(|rig| passerby_mvsim::load_world_file(rig, &options.mvsim()));
     let (rig_world, sources, mut diagnostics) = match rig {
-        Some(r) => (r.world, r.sources, r.diagnostics),
+        Some(r) => (r.value, r.sources, r.diagnostics),
         None => (Some(World::default()), SourceMap::new(), Vec::new()),
     };
     let Some(rig) = rig_world else {
         return Loaded {
-            world: None,
+            value: None,
             sources,
             diagnostics,
         };
@@ -93,15 +93,10 @@ pub fn load_world(path: &Path, options: &InputOptions) -> Loaded {
     let scene = passerby_mavs::load_scene(path, &mavs, sources, rig);
     diagnostics.extend(scene.diagnostics);
     Loaded {
-        world: scene.world,
+        value: scene.value,
         sources: scene.sources,
         diagnostics,
     }
-}
-
-/// The errors among `diagnostics`.
-pub fn errors(diagnostics: &[Diagnostic]) -> impl Iterator<Item = &Diagnostic> {
-    diagnostics.iter().filter(|d| d.severity == Severity::Error)
 }
 
 /// The model library over the asset cache `cache` (default: `~/.cache/passerby`); with

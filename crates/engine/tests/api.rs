@@ -22,7 +22,7 @@ fn world() -> World {
         &root().join("examples/sensor_rig.world.xml"),
         &InputOptions::default(),
     );
-    loaded.world.unwrap()
+    loaded.value.unwrap()
 }
 
 fn engine() -> Engine {

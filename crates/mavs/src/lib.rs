@@ -53,15 +53,8 @@ pub struct Options {
     pub limits: passerby_world::budget::Limits,
 }
 
-/// A load's result.
-pub struct Loaded {
-    /// The world, present only when no error was found.
-    pub world: Option<World>,
-    /// Every file read, to render diagnostics.
-    pub sources: SourceMap,
-    /// Errors and warnings in the order found.
-    pub diagnostics: Vec<Diagnostic>,
-}
+/// A loaded world: the world when valid, every diagnostic, every file read.
+pub type Loaded = passerby_diag::Loaded<World>;
 
 /// Whether a file looks like a MAVS scene (by extension: `.json`).
 pub fn is_scene_file(path: &Path) -> bool {
@@ -98,7 +91,7 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {
             return Loaded {
-                world: None,
+                value: None,
                 sources,
                 diagnostics: vec![Diagnostic::error_without_span(format!(
                     "cannot read `{}`: {e}",
@@ -112,7 +105,7 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
         Ok(v) => v,
         Err(e) => {
             return Loaded {
-                world: None,
+                value: None,
                 sources,
                 diagnostics: vec![Diagnostic::error(
                     Span::new(file, e.offset, e.offset),
@@ -144,7 +137,7 @@ pub fn load_scene(path: &Path, opts: &Options, mut sources: SourceMap, rig: Worl
     world.source = path;
     let ok = !report.has_errors();
     Loaded {
-        world: ok.then_some(world),
+        value: ok.then_some(world),
         sources,
         diagnostics: report.diagnostics,
     }

@@ -109,7 +109,7 @@ fn placed_points(name: &str, seed: u64) -> Vec<(Corners, Vec<[f64; 2]>)> {
     let loaded = load_scene_file(&data().join("scenes").join(name), &options(seed));
     let m = messages(&loaded);
     let world = loaded
-        .world
+        .value
         .unwrap_or_else(|| panic!("{name} loads: {m:#?}"));
     // Instances of a mesh file come in entry order: each entry takes its next `Number`.
     let mut taken = std::collections::HashMap::<String, usize>::new();

@@ -12,7 +12,7 @@ use passerby_world::{Affine3x4, MeshInstance, World};
 fn scene(name: &str, seed: u64) -> World {
     let loaded = load_scene_file(&data().join("scenes").join(name), &options(seed));
     let m = messages(&loaded);
-    loaded.world.unwrap_or_else(|| panic!("{m:#?}"))
+    loaded.value.unwrap_or_else(|| panic!("{m:#?}"))
 }
 
 fn placed<'w>(world: &'w World, stem: &str) -> Vec<&'w MeshInstance> {
@@ -152,7 +152,7 @@ fn failing(name: &str, json: &str) -> Vec<String> {
     std::fs::write(&path, json).unwrap();
     let loaded = load_scene_file(&path, &options(0));
     assert!(
-        loaded.world.is_none(),
+        loaded.value.is_none(),
         "{name} should fail: {:#?}",
         messages(&loaded)
     );
@@ -186,7 +186,7 @@ fn a_file_named_that_is_not_json_is_named_never_quoted() {
         ..options(0)
     };
     let loaded = load_scene_file(&dir.join("scenes/leak.json"), &opts);
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     let rendered: Vec<String> = loaded
         .diagnostics
         .iter()
@@ -215,7 +215,7 @@ fn a_broken_file_given_on_the_command_line_is_an_error_at_its_place() {
         ..options(0)
     };
     let loaded = load_scene_file(&dir.join("scenes/empty.json"), &opts);
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     expect(&messages(&loaded), "actors.json:1:12: error: ");
 }
 
@@ -253,7 +253,7 @@ fn bad_scenes_are_errors_with_their_place_not_crashes() {
     .unwrap();
     let loaded = load_scene_file(&path, &options(0));
     let m = messages(&loaded);
-    assert_eq!(loaded.world.map(|w| w.meshes.len()), Some(1), "{m:#?}");
+    assert_eq!(loaded.value.map(|w| w.meshes.len()), Some(1), "{m:#?}");
     expect(
         &m,
         "missing_mesh.json:1:23: warning: `Objects[0].Mesh`: mesh file `",
@@ -347,7 +347,7 @@ fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
     };
     let loaded = load_scene_file(&path, &opts);
     let m = messages(&loaded);
-    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     assert_eq!(
         m.iter().filter(|m| m.contains("unknown key")).count(),
         3,
@@ -388,7 +388,7 @@ fn a_heightmap_is_the_ground_and_random_objects_stand_on_it() {
     .unwrap();
     let loaded = load_scene_file(&scene, &options(3));
     let m = messages(&loaded);
-    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     // Centred: column c at x = (c - 2) * 2, row-from-bottom j at y = (j - 1.5) * 2.
     for c in 0..w {
         for j in 0..h {
@@ -445,7 +445,7 @@ fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
     };
     let loaded = load_scene_file(&data.join("scenes/by_file.json"), &opts);
     let m = messages(&loaded);
-    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     expect(
         &m,
         "`Animations[2]`: neither `Path` nor `Behavior`: skipped",
@@ -499,7 +499,7 @@ fn animations_come_inline_or_from_a_file_and_crowds_spread_in_their_box() {
         r#"{"Animations": [{"Animation Folder": "walk", "Frame List": "walk/bad.txt", "Behavior": "wander"}]}"#,
     );
     let loaded = load_scene_file(&data.join("scenes/bad.json"), &opts);
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     expect(
         &messages(&loaded),
         "`Animations[0].Frame List`: frame `missing.obj`",
@@ -535,7 +535,7 @@ fn actor_files_add_rigid_meshes_on_waypoint_paths() {
     };
     let loaded = load_scene_file(&data.join("scenes/empty.json"), &opts);
     let m = messages(&loaded);
-    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     expect(&m, "`Actors[1].Mesh`: mesh file `");
     assert_eq!(
         world.actors.len(),
@@ -602,7 +602,7 @@ fn vegetation_is_planted_by_zone_density_with_heights_from_trunk_diameters() {
     let load = || {
         let loaded = load_scene_file(&data.join("scenes/forest.json"), &opts);
         let m = messages(&loaded);
-        loaded.world.unwrap_or_else(|| panic!("{m:#?}"))
+        loaded.value.unwrap_or_else(|| panic!("{m:#?}"))
     };
     let world = load();
     let oaks = placed(&world, "oak");
@@ -676,7 +676,7 @@ fn label_by_group_hands_the_label_table_to_the_scene_and_smooth_normals_are_kept
     );
     let loaded = load_scene_file(&dir.join("lemons.json"), &options(0));
     let m = messages(&loaded);
-    let world = loaded.world.unwrap_or_else(|| panic!("{m:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     let lemons = &world.meshes[0];
     assert!(lemons.smooth_normals);
     let groups = lemons.group_labels.as_ref().unwrap();

@@ -44,7 +44,7 @@ fn load(dir: &Path, sim: &str) -> Loaded {
 
 fn loaded_world(loaded: Loaded) -> (World, Vec<String>) {
     let m = messages(&loaded);
-    (loaded.world.unwrap_or_else(|| panic!("{m:#?}")), m)
+    (loaded.value.unwrap_or_else(|| panic!("{m:#?}")), m)
 }
 
 fn sensor<'w>(world: &'w World, name: &str) -> &'w Sensor {
@@ -255,7 +255,7 @@ fn bad_sensors_and_pose_files_are_errors_at_their_place() {
         ]}"#,
     );
     let loaded = load(&dir, "sims/bad.json");
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     let m = messages(&loaded);
     expect(&m, "short.txt:2: the file ends inside a pose (5 of");
     expect(
@@ -304,7 +304,7 @@ fn bad_sensors_and_pose_files_are_errors_at_their_place() {
         ]}"#,
     );
     let loaded = load(&dir, "sims/huge.json");
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     let m = messages(&loaded);
     expect(
         &m,

@@ -69,7 +69,7 @@ fn main() {
             generated.clone(),
             &opts,
         );
-        let world = loaded.world.expect("the generated world is valid");
+        let world = loaded.value.expect("the generated world is valid");
         assert_eq!(world.blocks.len(), SIDE * SIDE);
     });
     let flat = flat_world();

@@ -17,7 +17,7 @@
 //! for d in &loaded.diagnostics {
 //!     eprintln!("{}", d.render(&loaded.sources));
 //! }
-//! let world = loaded.world.expect("the world has errors");
+//! let world = loaded.value.expect("the world has errors");
 //! println!("{} vehicles", world.vehicles.len());
 //! ```
 
@@ -86,15 +86,8 @@ pub fn bundled_mvsim_data() -> PathBuf {
     loader::normalize(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/mvsim"))
 }
 
-/// The result of a load: the world if there was no error, and every diagnostic.
-pub struct Loaded {
-    /// The world, present only when no error was found.
-    pub world: Option<World>,
-    /// The text of every file read, to render diagnostics.
-    pub sources: SourceMap,
-    /// Errors and warnings, in the order found.
-    pub diagnostics: Vec<Diagnostic>,
-}
+/// A loaded world: the world when valid, every diagnostic, every file read.
+pub type Loaded = passerby_diag::Loaded<World>;
 
 /// Loads a world file.
 pub fn load_world_file(path: &Path, opts: &LoadOptions) -> Loaded {
@@ -102,7 +95,7 @@ pub fn load_world_file(path: &Path, opts: &LoadOptions) -> Loaded {
     match std::fs::read(&path) {
         Ok(bytes) => load_world_str(&path, String::from_utf8_lossy(&bytes).into_owned(), opts),
         Err(e) => Loaded {
-            world: None,
+            value: None,
             sources: SourceMap::new(),
             diagnostics: vec![Diagnostic::error_without_span(format!(
                 "cannot read world file `{}`: {e}",
@@ -125,7 +118,7 @@ pub fn load_world_str(path: &Path, text: String, opts: &LoadOptions) -> Loaded {
         "world loaded"
     );
     Loaded {
-        world: ok.then_some(loader.world),
+        value: ok.then_some(loader.world),
         sources: loader.sources,
         diagnostics: loader.diags.into_vec(),
     }

@@ -8,7 +8,7 @@ use crate::util::*;
 #[test]
 fn malformed_xml() {
     let loaded = load("<block name=\"a\">\n<init_pose>0 0 0</init_pose>");
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     assert_diag(
         &loaded,
         "w.xml:1:1: error: element `<mvsim_world>` is never closed",
@@ -87,7 +87,7 @@ fn trailing_garbage_is_a_warning_as_mvsim_ignores_it() {
         &loaded,
         "w.xml:2:39: warning: <nrays>: trailing `abc` ignored",
     );
-    assert!(loaded.world.is_some());
+    assert!(loaded.value.is_some());
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn unknown_tags_warn_once_per_file_with_a_suggestion() {
             "w.xml:4:1: warning: unknown tag `<teleporter>` in a world is ignored",
         ]
     );
-    assert!(loaded.world.is_some(), "unknown tags are not errors");
+    assert!(loaded.value.is_some(), "unknown tags are not errors");
 }
 
 #[test]
@@ -387,6 +387,6 @@ fn a_chassis_parameter_written_as_a_tag_is_ignored_as_mvsim_ignores_it() {
         &loaded,
         "w.xml:3:1: warning: `<linear_damping>` in a <chassis> is ignored, by MVSim too: it reads this parameter only as an attribute (write `linear_damping=\"…\"`)",
     );
-    let chassis = &loaded.world.as_ref().unwrap().vehicles[0].dynamics.chassis;
+    let chassis = &loaded.value.as_ref().unwrap().vehicles[0].dynamics.chassis;
     assert_eq!((chassis.mass, chassis.linear_damping), (5.0, 0.1));
 }

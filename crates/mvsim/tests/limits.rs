@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 fn refused(body: &str, prefix: &str) {
     let started = Instant::now();
     let loaded = load(body);
-    assert!(loaded.world.is_none(), "{body} was accepted");
+    assert!(loaded.value.is_none(), "{body} was accepted");
     assert_diag(&loaded, prefix);
     assert!(started.elapsed() < Duration::from_secs(2));
 }
@@ -67,7 +67,7 @@ fn the_worlds_total_output_rate_is_bounded_too() {
         )
     };
     let three: String = (0..3).map(camera).collect();
-    assert!(load(&three).world.is_some());
+    assert!(load(&three).value.is_some());
     let four: String = (0..4).map(camera).collect();
     refused(
         &four,
@@ -78,14 +78,14 @@ fn the_worlds_total_output_rate_is_bounded_too() {
 #[test]
 fn limits_can_be_raised_by_who_means_it() {
     let body = "<sensor class=\"laser\" name=\"l\"><sensor_period>1e-5</sensor_period></sensor>";
-    assert!(load(body).world.is_none());
+    assert!(load(body).value.is_none());
     let text = format!("<mvsim_world version=\"1.0\">\n{body}\n</mvsim_world>\n");
     let opts = LoadOptions {
         limits: passerby_world::budget::Limits::scaled(10.0),
         ..options(&[])
     };
     let loaded = passerby_mvsim::load_world_str("/virtual/w.xml".as_ref(), text, &opts);
-    assert!(loaded.world.is_some(), "{:?}", headlines(&loaded));
+    assert!(loaded.value.is_some(), "{:?}", headlines(&loaded));
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn includes_that_fan_out_are_stopped_by_a_total() {
         "<mvsim_world version=\"1.0\"><include file=\"f0.xml\"/></mvsim_world>",
     );
     assert!(started.elapsed() < Duration::from_secs(20));
-    assert!(loaded.world.is_none());
+    assert!(loaded.value.is_none());
     let all = headlines(&loaded);
     let over: Vec<&String> = all
         .iter()
@@ -135,7 +135,7 @@ fn a_file_included_that_is_not_xml_is_named_never_quoted() {
                 file.display()
             ),
         );
-        assert!(loaded.world.is_none());
+        assert!(loaded.value.is_none());
         let rendered: Vec<String> = loaded
             .diagnostics
             .iter()
@@ -155,7 +155,7 @@ fn deep_expressions_are_an_error_with_a_position() {
         "-".repeat(100_000) + "1",
     ] {
         let loaded = load(&format!("<variable name=\"A\" value=\"$f{{{expr}}}\"/>"));
-        assert!(loaded.world.is_none());
+        assert!(loaded.value.is_none());
         let all = headlines(&loaded);
         assert!(
             all.iter()

@@ -95,7 +95,7 @@ fn mutated_real_worlds_never_panic() {
             for d in &loaded.diagnostics {
                 let _ = d.render(&loaded.sources);
             }
-            if loaded.world.is_some() {
+            if loaded.value.is_some() {
                 loaded_ok += 1
             } else {
                 failed += 1

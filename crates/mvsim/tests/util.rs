@@ -100,6 +100,6 @@ pub fn assert_diag(loaded: &Loaded, prefix: &str) {
 pub fn world(loaded: Loaded) -> passerby_world::World {
     let msgs = headlines(&loaded).join("\n  ");
     loaded
-        .world
+        .value
         .unwrap_or_else(|| panic!("load failed:\n  {msgs}"))
 }

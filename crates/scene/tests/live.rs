@@ -363,7 +363,7 @@ fn an_animated_horizontal_plane_moves_and_carries_who_stands_on_it() {
             .map(|d| &d.message)
             .collect::<Vec<_>>()
     );
-    let mut world = loaded.world.unwrap();
+    let mut world = loaded.value.unwrap();
     // A person waiting on the elevator (x 3..5, y -1..1 at ground level).
     world.actors.push(passerby_world::Actor {
         name: "rider".into(),

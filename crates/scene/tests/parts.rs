@@ -36,7 +36,7 @@ fn world() -> World {
         xml,
         &passerby_mvsim::LoadOptions::default(),
     );
-    loaded.world.unwrap()
+    loaded.value.unwrap()
 }
 
 fn library() -> ModelLibrary {

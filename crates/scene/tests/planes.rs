@@ -27,7 +27,7 @@ fn build(world_xml: &str, dir: &Path) -> BuiltScene {
         world_xml.to_owned(),
         &passerby_mvsim::LoadOptions::default(),
     );
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let mut library = ModelLibrary::new(Resolver::new(dir.join("no-cache")));
     build_scene(&world, &mut library)
 }

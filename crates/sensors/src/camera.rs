@@ -24,8 +24,8 @@ pub use crate::shading::Lighting;
 use crate::shading::{Lit, SeenTriangle, Shader, shade};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
-use passerby_world::SensorRef;
 use passerby_world::Intrinsics;
+use passerby_world::SensorRef;
 use rayon::prelude::*;
 
 /// `body_from_optical`: the optical frame (+Z forward, +X right, +Y down) in the body frame

@@ -16,8 +16,8 @@
 
 use crate::noise::SensorRng;
 use glam::{DQuat, DVec3};
-use passerby_world::SensorRef;
 use passerby_world::ImuParams;
+use passerby_world::SensorRef;
 use std::collections::VecDeque;
 
 /// One IMU sample.

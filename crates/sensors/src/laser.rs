@@ -14,8 +14,8 @@ use crate::SceneView;
 use crate::flat::FlatWorld;
 use crate::noise::SensorRng;
 use glam::{Affine3A, Vec3A};
-use passerby_world::SensorRef;
 use passerby_world::LaserParams;
+use passerby_world::SensorRef;
 
 /// One scan.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,7 +22,7 @@ fn shared_scene(
     };
     let scene = data.join("scenes").join(name);
     let loaded = passerby_mavs::load_scene(&scene, &opts, passerby_mavs::SourceMap::new(), rig);
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let mut library = ModelLibrary::new(Resolver::new(
         std::env::temp_dir().join("passerby-no-cache"),
     ));
@@ -197,7 +197,7 @@ fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
         .iter()
         .map(|d| d.headline(&loaded.sources))
         .collect();
-    let world = loaded.world.unwrap_or_else(|| panic!("{messages:#?}"));
+    let world = loaded.value.unwrap_or_else(|| panic!("{messages:#?}"));
     assert_eq!(world.actors.len(), 1);
     assert_eq!(
         world.actors[0]
@@ -274,7 +274,7 @@ fn a_mavs_simulation_files_vehicle_replays_its_poses() {
     };
     let loaded =
         passerby_mavs::load_scene_file(&data.join("sims/sensor_sims/mrzr_cube_sim.json"), &opts);
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let mut sim = Simulation::with_options(
         &world,
         &SimOptions {
@@ -363,7 +363,7 @@ fn a_rig_vehicle_stands_on_a_raised_mavs_heightmap_and_its_lidar_sees_the_terrai
     );
     let opts = passerby_mavs::Options::default();
     let loaded = passerby_mavs::load_scene(&scene, &opts, passerby_mavs::SourceMap::new(), rig);
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let mut library = ModelLibrary::new(Resolver::new(
         std::env::temp_dir().join("passerby-no-cache"),
     ));
@@ -418,7 +418,7 @@ fn an_object_placed_beyond_single_precision_is_left_out_with_a_warning() {
         passerby_mavs::SourceMap::new(),
         passerby_world::World::default(),
     );
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let mut library = ModelLibrary::new(Resolver::new(
         std::env::temp_dir().join("passerby-no-cache"),
     ));
@@ -488,7 +488,7 @@ fn objects_stand_on_a_collada_surface_where_it_is_drawn() {
         passerby_mavs::SourceMap::new(),
         passerby_world::World::default(),
     );
-    let Some(world) = loaded.world else {
+    let Some(world) = loaded.value else {
         let text: Vec<_> = (loaded.diagnostics.iter())
             .map(|d| d.headline(&loaded.sources))
             .collect();

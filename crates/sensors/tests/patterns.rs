@@ -18,7 +18,7 @@ fn beams(definition: &str) -> (Vec<f64>, u32) {
             ..Default::default()
         },
     );
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let SensorKind::Lidar3d(l) = &world.standalone_sensors[0].kind else {
         panic!()
     };

@@ -603,7 +603,7 @@ fn demo_1robots_lasers_see_its_mrpt_gridmap() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/worlds/mvsim/mvsim_tutorial/demo_1robot.world.xml");
     let world = passerby_mvsim::load_world_file(&path, &passerby_mvsim::LoadOptions::default())
-        .world
+        .value
         .unwrap();
     let obs = run(&world, 0.05, 0, |_, _| {});
     let scan = obs

@@ -19,7 +19,7 @@ fn warehouse() -> World {
         ..Default::default()
     };
     passerby_mvsim::load_world_file(&path, &opts)
-        .world
+        .value
         .expect("the warehouse demo loads")
 }
 
@@ -433,7 +433,7 @@ fn keyframes_move_blocks_from_their_initial_pose_and_loop() {
         xml.into(),
         &passerby_mvsim::LoadOptions::default(),
     );
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     let options = SimOptions {
         timestep: Some(0.01),
         seed: 0,
@@ -720,7 +720,7 @@ fn actors_follow_an_elevation_map_of_the_world() {
         xml.into(),
         &passerby_mvsim::LoadOptions::default(),
     );
-    let world = loaded.world.unwrap();
+    let world = loaded.value.unwrap();
     assert_eq!(world.elevations_at_unsorted(0.5, 0.0), vec![1.5]);
     let mut sim = Simulation::new(&world).unwrap();
     let mut steps = 0;

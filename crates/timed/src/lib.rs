@@ -18,23 +18,23 @@
 //! Commands, CSV: `time,vehicle,vx,vy,omega` (m/s, rad/s, body frame). JSON lines:
 //! `{"time": 0, "vehicle": "r1", "twist": [vx, vy, omega]}`.
 
-use passerby_diag::{Diagnostics, FileId, SourceMap, Span};
+use passerby_diag::{Diagnostics, FileId, Loaded, SourceMap, Span};
 use passerby_world::{TimedCommand, TimedTransform, Transform};
 use serde_json::Value;
 use std::path::Path;
 
-/// Rows read from a file, with the file's text and what was wrong with it.
+/// A timed file's rows, in file order.
 #[derive(Debug, Default)]
-pub struct Parsed<T> {
-    /// The rows, in file order (only meaningful when there are no errors).
+pub struct Rows<T> {
+    /// The rows.
     pub rows: Vec<T>,
-    /// The file's text, for rendering diagnostics.
-    pub sources: SourceMap,
-    /// Errors and warnings.
-    pub diags: Diagnostics,
     /// Per row, where it names its object and part, for errors found once the world is known.
     pub places: Vec<RowPlace>,
 }
+
+/// A timed file read: its rows when it has no error, with the file's text and what was wrong
+/// with it (the loaders' one result type).
+pub type Parsed<T> = Loaded<Rows<T>>;
 
 /// Where a row names what it addresses (a JSON row's whole line for both).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,21 +89,14 @@ pub fn read_commands(path: &Path) -> Parsed<TimedCommand> {
 fn read<T>(path: &Path, parse: fn(&Path, String) -> Parsed<T>) -> Parsed<T> {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(path, text),
-        Err(e) => {
-            let mut parsed = Parsed {
-                rows: Vec::new(),
-                sources: SourceMap::new(),
-                diags: Diagnostics::new(),
-                places: Vec::new(),
-            };
-            parsed
-                .diags
-                .push(passerby_diag::Diagnostic::error_without_span(format!(
-                    "cannot read {}: {e}",
-                    path.display()
-                )));
-            parsed
-        }
+        Err(e) => Parsed {
+            value: None,
+            sources: SourceMap::new(),
+            diagnostics: vec![passerby_diag::Diagnostic::error_without_span(format!(
+                "cannot read {}: {e}",
+                path.display()
+            ))],
+        },
     }
 }
 
@@ -311,11 +304,11 @@ fn parse<T>(
             places.push(place);
         }
     }
+    let value = (!r.diags.has_errors()).then_some(Rows { rows, places });
     Parsed {
-        rows,
+        value,
         sources,
-        diags: r.diags,
-        places,
+        diagnostics: r.diags.into_vec(),
     }
 }
 

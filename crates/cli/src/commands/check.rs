@@ -42,10 +42,10 @@ pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
 /// The world of `path`, or `None` once its errors are printed (with their source lines).
 pub fn load_or_report(global: &GlobalArgs, path: &std::path::Path) -> Option<Loaded> {
     let loaded = load_world(path, &input_options(global));
-    if loaded.world.is_some() {
+    if loaded.value.is_some() {
         return Some(loaded);
     }
-    for d in passerby_engine::errors(&loaded.diagnostics) {
+    for d in loaded.errors() {
         eprintln!("{}\n", d.render(&loaded.sources));
     }
     None
@@ -74,7 +74,7 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|d| d.severity == passerby_diag::Severity::Error)
         .count();
-    match loaded.world {
+    match loaded.value {
         Some(world) => {
             let mut library = model_library(global);
             let models = report::load_models(&world, &mut library);

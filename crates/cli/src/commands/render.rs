@@ -47,7 +47,7 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     let Some(loaded) = load_or_report(global, &args.world) else {
         return Ok(ExitCode::from(1));
     };
-    let Some(world) = loaded.world else {
+    let Some(world) = loaded.value else {
         return Ok(ExitCode::from(1));
     };
     let pool = thread_pool(args.threads)?;

@@ -10,6 +10,7 @@ use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, thread_pool};
 use anyhow::Context as _;
 use clap::Args;
+use passerby_diag::Diagnostic;
 use passerby_engine::{ChunkCompression, Dumper, Engine, Recorder, actor_labels, label_tables};
 use passerby_scene::BuiltScene;
 use passerby_world::{TimedCommand, TimedTransform, World};
@@ -75,7 +76,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let Some(loaded) = load_or_report(global, &args.world) else {
         return Ok(ExitCode::from(1));
     };
-    let Some(world) = loaded.world else {
+    let Some(world) = loaded.value else {
         return Ok(ExitCode::from(1));
     };
     if !global.quiet {
@@ -237,47 +238,51 @@ fn read_timed(
     let commands = match &args.commands {
         Some(path) => {
             let mut p = passerby_timed::read_commands(path);
-            for (row, place) in p.rows.iter().zip(&p.places) {
+            for (row, place) in p.value.iter().flat_map(|v| v.rows.iter().zip(&v.places)) {
                 if !is_vehicle(&row.vehicle) {
-                    p.diags.error(
-                        place.object,
-                        format!("no vehicle `{}` in the world", row.vehicle),
-                    );
+                    let message = format!("no vehicle `{}` in the world", row.vehicle);
+                    p.diagnostics.push(Diagnostic::error(place.object, message));
                 }
             }
-            if report(&p.diags, &p.sources) {
-                return None;
-            }
-            Some(p.rows)
+            Some(rows_or_report(p)?)
         }
         None => None,
     };
     let transforms = match &args.transforms {
         Some(path) => {
             let mut p = passerby_timed::read_transforms(path);
-            for (row, place) in p.rows.iter_mut().zip(&p.places) {
+            for (row, place) in (p.value.iter_mut()).flat_map(|v| v.rows.iter_mut().zip(&v.places))
+            {
                 let block = world.blocks.iter().find(|b| b.name == row.object);
                 let known = is_vehicle(&row.object)
                     || block.is_some()
                     || world.actors.iter().any(|a| a.name == row.object);
-                if !known {
-                    let message =
-                        format!("no actor, vehicle or block `{}` in the world", row.object);
-                    p.diags.error(place.object, message);
+                let error = if !known {
+                    Some((
+                        place.object,
+                        format!("no actor, vehicle or block `{}` in the world", row.object),
+                    ))
                 } else if block.is_some_and(|b| b.is_fixed()) {
-                    let message = format!("block `{}` is static: it cannot be moved", row.object);
-                    p.diags.error(place.object, message);
+                    Some((
+                        place.object,
+                        format!("block `{}` is static: it cannot be moved", row.object),
+                    ))
                 } else if let Some(part) = &mut row.part {
                     match built.resolve_part(&row.object, part) {
-                        Ok(name) => *part = name,
-                        Err(why) => p.diags.error(place.part, why),
+                        Ok(name) => {
+                            *part = name;
+                            None
+                        }
+                        Err(why) => Some((place.part, why)),
                     }
+                } else {
+                    None
+                };
+                if let Some((span, message)) = error {
+                    p.diagnostics.push(Diagnostic::error(span, message));
                 }
             }
-            if report(&p.diags, &p.sources) {
-                return None;
-            }
-            Some(p.rows)
+            Some(rows_or_report(p)?)
         }
         None => None,
     };
@@ -289,12 +294,13 @@ fn read_timed(
     })
 }
 
-/// Prints diagnostics; whether any was an error.
-fn report(diags: &passerby_diag::Diagnostics, sources: &passerby_diag::SourceMap) -> bool {
-    for d in diags.iter() {
-        eprintln!("{}\n", d.render(sources));
+/// A timed file's rows, or `None` once its diagnostics are printed (warnings too).
+fn rows_or_report<T>(parsed: passerby_timed::Parsed<T>) -> Option<Vec<T>> {
+    for d in &parsed.diagnostics {
+        eprintln!("{}\n", d.render(&parsed.sources));
     }
-    diags.has_errors()
+    let has_errors = parsed.errors().next().is_some();
+    parsed.value.filter(|_| !has_errors).map(|v| v.rows)
 }
 
 fn default_out(world: &Path) -> PathBuf {

@@ -16,5 +16,5 @@ pub fn load(xml: &str) -> World {
         .iter()
         .map(|d| d.headline(&loaded.sources))
         .collect();
-    loaded.world.unwrap_or_else(|| panic!("{messages:#?}"))
+    loaded.value.unwrap_or_else(|| panic!("{messages:#?}"))
 }

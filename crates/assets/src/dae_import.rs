@@ -19,45 +19,21 @@
 use crate::AssetError;
 use crate::dae_materials;
 use crate::dae_mesh::read_mesh;
+use crate::dae_values::{floats, index_stride, url_id};
 use crate::model::*;
 use dae_parser::{
     Animation, ArrayElement, ControlElement, Controller, Document, Geometry, Semantic, Source,
-    Transform, Url, VisualScene,
+    Transform, VisualScene,
 };
 use glam::{Mat4, Quat, Vec3};
 use std::collections::HashMap;
 use std::path::Path;
-
-pub(crate) fn url_id(url: &Url) -> Option<&str> {
-    match url {
-        Url::Fragment(s) => Some(s.as_str()),
-        Url::Other(s) => s.strip_prefix('#'),
-    }
-}
-
-/// Indices per entry of a `<p>` (or `<v>`) list: one more than its inputs' largest offset.
-pub(crate) fn index_stride(inputs: &dae_parser::InputList) -> usize {
-    inputs
-        .inputs
-        .iter()
-        .map(|i| i.offset as usize)
-        .max()
-        .unwrap_or(0)
-        + 1
-}
 
 /// A Collada matrix (16 numbers, row-major) as a glam matrix.
 fn row_major(m: &[f32]) -> Mat4 {
     let mut a = [0.0f32; 16];
     a.copy_from_slice(&m[..16]);
     Mat4::from_cols_array(&a).transpose()
-}
-
-pub(crate) fn floats(source: &Source) -> Option<&[f32]> {
-    match source.array.as_ref()? {
-        ArrayElement::Float(f) => Some(&f.val),
-        _ => None,
-    }
 }
 
 fn names(source: &Source) -> Option<Vec<String>> {

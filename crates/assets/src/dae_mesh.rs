@@ -1,8 +1,8 @@
 //! Collada `<geometry>` meshes: control-point vertices (split by texture coordinate) and
 //! fan-triangulated primitives, with each primitive's material symbol.
 
-use crate::dae_import::{floats, index_stride, url_id};
 use crate::dae_materials::MaterialGroups;
+use crate::dae_values::{floats, index_stride, url_id};
 use crate::model::Mesh;
 use dae_parser::{Geometry, GeometryElement, Primitive, Semantic, Source};
 use glam::Vec3;

@@ -23,6 +23,7 @@ mod archive;
 mod dae_import;
 mod dae_materials;
 mod dae_mesh;
+mod dae_values;
 mod fbx_import;
 mod gltf_import;
 mod library;

@@ -8,7 +8,7 @@
 //! those whose centre ray meets its own geometry cast alone (same rays and clip range).
 
 use crate::SceneView;
-use crate::camera::{Lens, Pixels};
+use crate::lens::{Lens, Pixels};
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
 

@@ -13,6 +13,7 @@ pub mod flat;
 pub mod gnss;
 pub mod imu;
 pub mod laser;
+pub mod lens;
 pub mod lidar;
 pub mod noise;
 pub mod raster;

@@ -12,7 +12,7 @@
 //! on the order of work or the thread count. What it may differ from ray casting by: a pixel
 //! centre within rounding of an edge between different objects.
 
-use crate::camera::Lens;
+use crate::lens::Lens;
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Scene;
 use rayon::prelude::*;
@@ -49,7 +49,7 @@ struct ScreenTriangle {
 /// Rows of pixels rasterised together by one task (a multiple of the rows of a tile of a
 /// camera's casting order).
 pub const BAND: usize = 8;
-const _: () = assert!(BAND.is_multiple_of(crate::camera::TILE_ROWS));
+const _: () = assert!(BAND.is_multiple_of(crate::lens::TILE_ROWS));
 
 /// Triangles set up together by one task.
 const TRIANGLE_CHUNK: usize = 8192;

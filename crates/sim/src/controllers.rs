@@ -17,35 +17,12 @@
 //! - [`MavsWaypoints`]: MAVS's waypoint paths: straight at each point in turn, the next one
 //!   targeted within `2·speed·dt`, looping for ever.
 
+pub use crate::motion::{Controller, Motion};
 use crate::path::{Gaits, PathFollower, wrap};
 use passerby_world::{ActorPath, KeyframeAnimation, Pose3, Waypoint, WaypointAnimation};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::{PI, TAU};
-
-/// What a step of motion did, for the gait state machine.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Motion {
-    /// Ground speed, m/s (0 while paused, turning in place or finished).
-    pub speed: f64,
-    /// Yaw rate this step, rad/s.
-    pub yaw_rate: f64,
-}
-
-/// Moves one actor, step by step.
-pub trait Controller: std::fmt::Debug + Send + Sync {
-    /// Advances by `dt` seconds from `pose` (the pose at the end of the previous step, which an
-    /// external source may have changed).
-    fn step(&mut self, dt: f64, pose: &mut Pose3) -> Motion;
-
-    /// Continues from `pose` after an external source held the actor.
-    fn restart_from(&mut self, _pose: Pose3) {}
-
-    /// The path follower, when this controller is one.
-    fn as_path(&self) -> Option<&PathFollower> {
-        None
-    }
-}
 
 /// AWSIM's simple walker.
 #[derive(Clone, Debug)]

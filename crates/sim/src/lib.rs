@@ -23,6 +23,7 @@ pub mod floors;
 pub mod gait;
 pub mod ground;
 pub mod keyframes;
+pub mod motion;
 pub mod path;
 pub mod replay;
 
@@ -134,7 +135,7 @@ impl ActorState {
 
     /// Its path follower, if it has a path.
     pub fn path(&self) -> Option<&PathFollower> {
-        self.controller.as_ref()?.as_path()
+        (self.controller.as_deref()?.as_any()).downcast_ref::<PathFollower>()
     }
 }
 

@@ -13,7 +13,7 @@
 //! actor at the end of a non-looped path stands still (MVSim keeps reporting walking speed), and
 //! 3-value waypoints keep the actor's height (MVSim sends it to z = 0).
 
-use crate::controllers::{Controller, Motion};
+use crate::motion::{Controller, Motion};
 use passerby_world::{ActorPath, Pose3, Waypoint, WaypointAnimation};
 use std::f64::consts::PI;
 
@@ -282,10 +282,6 @@ impl Controller for PathFollower {
         if self.phase != Phase::Finished {
             self.begin_segment(pose);
         }
-    }
-
-    fn as_path(&self) -> Option<&PathFollower> {
-        Some(self)
     }
 }
 

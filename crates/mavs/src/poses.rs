@@ -4,7 +4,8 @@
 //! `@END OF REPLAY FILE`. Text pose files (`Pose Type: text`): `x y z qw qx qy qz` per pose,
 //! separated by any white space, untimed (MAVS renders one frame per pose).
 
-use glam::{DQuat, EulerRot};
+use glam::{DQuat, DVec3};
+use passerby_world::Pose3;
 
 /// One pose of the vehicle body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,7 +90,9 @@ pub fn read_vprp(text: &str) -> Result<Vec<TimedPose>, PoseError> {
         if q.length() <= 1e-9 {
             return Err(bad("a zero quaternion".into()));
         }
-        let (yaw, pitch, roll) = q.normalize().to_euler(EulerRot::ZYX);
+        let Pose3 {
+            yaw, pitch, roll, ..
+        } = Pose3::from_translation_rotation(DVec3::ZERO, q.normalize());
         poses.push(TimedPose {
             time,
             position,
@@ -134,7 +137,9 @@ pub fn read_text_poses(text: &str, period: f64) -> Result<Vec<TimedPose>, PoseEr
                 message: "a zero quaternion".into(),
             });
         }
-        let (yaw, pitch, roll) = q.normalize().to_euler(EulerRot::ZYX);
+        let Pose3 {
+            yaw, pitch, roll, ..
+        } = Pose3::from_translation_rotation(DVec3::ZERO, q.normalize());
         poses.push(TimedPose {
             time: poses.len() as f64 * period,
             position: [x, y, z],

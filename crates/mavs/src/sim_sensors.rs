@@ -9,7 +9,7 @@ use crate::json::Value;
 use crate::lidars::{ScanPattern, lidar_sensor, lidar_with};
 use crate::read::{Report, json_file};
 use crate::scene::SceneReader;
-use glam::{DQuat, EulerRot};
+use glam::{DQuat, DVec3};
 use passerby_world::budget::{Quantity, SensorBudget};
 use passerby_world::{CameraParams, GnssParams, Pose3, Sensor, SensorKind};
 
@@ -50,15 +50,7 @@ const CAMERA_FILE_KEYS: [&str; 9] = [
 ];
 
 fn pose_of(offset: [f64; 3], q: DQuat) -> Pose3 {
-    let (yaw, pitch, roll) = q.to_euler(EulerRot::ZYX);
-    Pose3 {
-        x: offset[0],
-        y: offset[1],
-        z: offset[2],
-        yaw,
-        pitch,
-        roll,
-    }
+    Pose3::from_translation_rotation(DVec3::from_array(offset), q)
 }
 
 impl SceneReader<'_> {

@@ -2,7 +2,7 @@
 //! As MAVS's `GetSurfaceHeight`: a ray straight down from above the surface; the first hit.
 
 use crate::read::Report;
-use glam::{Affine3A, Mat3, Vec3, Vec3A};
+use glam::Vec3A;
 use passerby_diag::Span;
 use passerby_raycast::{Ray, Scene, TriangleMesh};
 use passerby_world::Affine3x4;
@@ -16,12 +16,6 @@ pub(crate) struct HeightSurface {
     pub bounds: Option<([f64; 2], [f64; 2])>,
     /// Heightmap grids, which are surfaces too.
     grids: Vec<passerby_world::ElevationGrid>,
-}
-
-/// `Affine3A` of a row-major 3×4 transform.
-pub(crate) fn affine3a(m: &Affine3x4) -> Affine3A {
-    let col = |j: usize| Vec3::new(m[0][j] as f32, m[1][j] as f32, m[2][j] as f32);
-    Affine3A::from_mat3_translation(Mat3::from_cols(col(0), col(1), col(2)), col(3))
 }
 
 impl HeightSurface {
@@ -67,7 +61,7 @@ impl HeightSurface {
                     }
                 },
             };
-            let world_from_mesh = affine3a(m);
+            let world_from_mesh = passerby_world::affine_from_rows(m);
             for v in scene.mesh(mesh).vertices() {
                 let w = world_from_mesh.transform_point3a(*v);
                 top = top.max(w.z);

@@ -30,7 +30,6 @@ mod writer;
 use mcap_file::{Content, McapWriter};
 use output_file::OutputFile;
 use passerby_sensors::Observation;
-use passerby_sim::keyframes::rotation;
 use passerby_world::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use ros::{MsgType, Transform};
@@ -134,7 +133,7 @@ struct WorldFrames {
 }
 
 fn transform_of(p: &Pose3) -> Transform {
-    let q = rotation(p);
+    let q = p.rotation();
     Transform {
         translation: [p.x, p.y, p.z],
         rotation: [q.x, q.y, q.z, q.w],
@@ -188,7 +187,7 @@ impl Recorder {
             match &s.kind {
                 // The camera's pose is its optical frame: its body frame is turned back from it.
                 SensorKind::Camera(_) => {
-                    let q = rotation(&s.pose) * cameras::body_from_optical().inverse();
+                    let q = s.pose.rotation() * cameras::body_from_optical().inverse();
                     mount.rotation = [q.x, q.y, q.z, q.w];
                     let optical = cameras::rotation_transform(cameras::body_from_optical());
                     frames

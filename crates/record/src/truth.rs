@@ -13,7 +13,6 @@
 use crate::cdr::Cdr;
 use crate::ros::{MsgType, header};
 use passerby_sim::gait::Gait;
-use passerby_sim::keyframes::rotation;
 use passerby_sim::{ActorState, Contact};
 
 use crate::ros::deps;
@@ -89,7 +88,7 @@ pub const BOOL: MsgType = MsgType {
 };
 
 fn pose(c: &mut Cdr, p: &passerby_world::Pose3, dz: f64) {
-    let q = rotation(p);
+    let q = p.rotation();
     c.f64(p.x).f64(p.y).f64(p.z + dz);
     c.f64(q.x).f64(q.y).f64(q.z).f64(q.w);
 }

@@ -14,7 +14,7 @@ use crate::shapes::{circle, cuboid, prism, quad, ramp, sphere, terrain, wall_box
 use crate::sky::{self, SkyBox};
 use crate::{
     BUILTIN_CLASSES, Body, BuiltScene, KeyframedBody, SceneObject, SkinnedBody, Surface,
-    SurfaceMaterial, affine_from_pose,
+    SurfaceMaterial,
 };
 use glam::{Affine3A, Mat4, Vec2, Vec3};
 use passerby_assets::{Model, ModelLibrary, merged_triangles, rest_vertices};
@@ -297,7 +297,7 @@ impl Builder<'_> {
         let mesh = self
             .scene
             .add_mesh(TriangleMesh::new_dynamic(vertices, triangles));
-        let object_from_mesh = affine_of(&visual.object_from_model(None));
+        let object_from_mesh = affine_from_rows4(&visual.object_from_model(None));
         let surface = Arc::new(Surface::of_model(&model, visual.model_color));
         let instance = self.place(
             mesh,
@@ -358,7 +358,7 @@ impl Builder<'_> {
             merged_triangles(&model),
         ));
         let surface = Arc::new(Surface::of_model(&model, None));
-        let object_from_mesh = affine_of_3x4(&keyframes.object_from_model);
+        let object_from_mesh = affine_from_rows(&keyframes.object_from_model);
         self.place(
             mesh,
             surface,
@@ -435,7 +435,7 @@ impl Builder<'_> {
                     }
                     None => surface,
                 };
-                let object_from_model = affine_of(&v.object_from_model(scale));
+                let object_from_model = affine_from_rows4(&v.object_from_model(scale));
                 self.place(
                     id,
                     surface,
@@ -502,7 +502,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
                 let placement = p
                     .init_pose
                     .as_ref()
-                    .map_or(Affine3A::IDENTITY, affine_from_pose);
+                    .map_or(Affine3A::IDENTITY, Pose3::to_affine);
                 let along = (c - a).normalize_or_zero();
                 // One box per solid part once doors and windows are cut out; textures run
                 // along the wall from its start and down from its top, one tile per
@@ -568,7 +568,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     }
     for block in world.blocks.iter().filter(|b| b.is_fixed()) {
         let class = block_class(block);
-        b.block_shape(block, affine_from_pose(&block.common.init_pose), &class);
+        b.block_shape(block, block.common.init_pose.to_affine(), &class);
     }
     b.batching = false;
     let batch = std::mem::take(&mut b.batch);
@@ -598,7 +598,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         {
             let name = format!("element{}", i + 1);
             let class = e.label.clone().unwrap_or_else(|| "ground".to_owned());
-            let world_from_floor = affine_from_pose(&p.init_pose.unwrap_or_default());
+            let world_from_floor = p.init_pose.unwrap_or_default().to_affine();
             let first = b.scene.instance_count() as u32;
             let (mesh, surface) = b.plane(p);
             b.add_with_surface(mesh, surface, world_from_floor, &name, &class);
@@ -607,7 +607,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     }
     for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
         let class = block_class(block);
-        let world_from_block = affine_from_pose(&block.common.init_pose);
+        let world_from_block = block.common.init_pose.to_affine();
         let first = b.scene.instance_count() as u32;
         let parts = b.movable_block_shape(block, world_from_block, &class);
         b.bind(&block.name, false, first, world_from_block);
@@ -624,7 +624,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     }
     for v in &world.vehicles {
         let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
-        let world_from_vehicle = affine_from_pose(&v.common.init_pose);
+        let world_from_vehicle = v.common.init_pose.to_affine();
         let first = b.scene.instance_count() as u32;
         if !b.visuals(&v.visuals, world_from_vehicle, None, &v.name, &class) {
             let c = &v.dynamics.chassis;
@@ -652,7 +652,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .label
             .clone()
             .unwrap_or_else(|| "pedestrian".into());
-        let world_from_actor = affine_from_pose(&a.common.init_pose);
+        let world_from_actor = a.common.init_pose.to_affine();
         let first = b.scene.instance_count() as u32;
         let keyframed = a
             .keyframe_meshes
@@ -693,7 +693,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         for surface in &world.surfaces {
             if let Some((id, _)) = b.model_mesh(&surface.model_uri) {
                 let mesh = surfaces.add_mesh(b.scene.mesh(id).clone());
-                surfaces.add_instance(mesh, affine_of_3x4(&surface.world_from_model));
+                surfaces.add_instance(mesh, affine_from_rows(&surface.world_from_model));
             }
         }
         surfaces.commit();
@@ -785,14 +785,4 @@ impl Builder<'_> {
         };
         b.add(mesh, block.color, world_from_block, &block.name, class);
     }
-}
-
-/// An affine transform from a row-major 3x4 matrix.
-fn affine_of_3x4(m: &[[f64; 4]; 3]) -> Affine3A {
-    affine_of(&[m[0], m[1], m[2], [0.0, 0.0, 0.0, 1.0]])
-}
-
-/// An affine transform from a row-major 4x4 matrix (the world crate's layout).
-fn affine_of(m: &[[f64; 4]; 4]) -> Affine3A {
-    Affine3A::from_mat4(glam::DMat4::from_cols_array_2d(m).transpose().as_mat4())
 }

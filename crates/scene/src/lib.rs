@@ -35,7 +35,6 @@ pub use sky::SkyBox;
 use glam::{Affine3A, Vec3, Vec3A};
 use passerby_assets::Model;
 use passerby_raycast::{MeshId, Scene};
-use passerby_world::*;
 use std::sync::Arc;
 
 /// What a scene instance stands for.
@@ -294,12 +293,4 @@ impl BuiltScene {
             .iter()
             .chain(self.objects.iter().filter(|o| o.id != 0))
     }
-}
-
-/// `world_from_object` of a pose (MRPT's `Rz(yaw)·Ry(pitch)·Rx(roll)` then translation).
-pub fn affine_from_pose(p: &Pose3) -> Affine3A {
-    let rotation = glam::Quat::from_rotation_z(p.yaw as f32)
-        * glam::Quat::from_rotation_y(p.pitch as f32)
-        * glam::Quat::from_rotation_x(p.roll as f32);
-    Affine3A::from_rotation_translation(rotation, Vec3::new(p.x as f32, p.y as f32, p.z as f32))
 }

@@ -9,9 +9,7 @@
 //! then be staler in one copy than in the other: no ray can meet it, and its skeleton (which is
 //! recorded) is taken from whichever copy posed it last.
 
-use crate::{
-    Body, BuiltScene, KeyframedBody, SkinnedBody, affine_from_pose, find_part, place_parts,
-};
+use crate::{Body, BuiltScene, KeyframedBody, SkinnedBody, find_part, place_parts};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use passerby_assets::{Model, Pose, Poser, Trs, Wrap};
 use passerby_raycast::Scene;
@@ -482,7 +480,7 @@ fn pose_scene(
         let scale = sim
             .external(&body.object)
             .map_or(Vec3::ONE, |e| vec3(e.scale));
-        let world_from_object = affine_from_pose(&pose) * Affine3A::from_scale(scale);
+        let world_from_object = pose.to_affine() * Affine3A::from_scale(scale);
         for &(instance, object_from_mesh) in &body.instances {
             scene.set_transform(instance, world_from_object * object_from_mesh);
         }

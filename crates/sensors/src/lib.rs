@@ -28,7 +28,6 @@ pub use rig::{Observation, ReachPlan, Rig};
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Ray;
 use passerby_scene::BuiltScene;
-pub use passerby_scene::affine_from_pose;
 use passerby_world::{Sensor, SensorKind};
 use rayon::prelude::*;
 

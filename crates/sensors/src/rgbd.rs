@@ -22,7 +22,6 @@ use crate::SceneView;
 use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, trace};
 use crate::noise::SensorRng;
 use glam::Affine3A;
-use passerby_scene::affine_from_pose;
 use passerby_world::SensorRef;
 use passerby_world::{Intrinsics, RgbdCameraParams};
 use rayon::prelude::*;
@@ -91,7 +90,7 @@ impl RgbdCamera {
             sensor,
             depth_lens: Lens::new(&params.depth)?,
             colour_lens: Lens::new(&params.rgb)?,
-            body_from_colour: affine_from_pose(&params.rgb_pose_wrt_depth),
+            body_from_colour: params.rgb_pose_wrt_depth.to_affine(),
             params: params.clone(),
             rng,
             visibility: Visibility::default(),

@@ -11,9 +11,8 @@ use crate::noise::SensorRng;
 use crate::rgbd::RgbdCamera;
 use crate::schedule::Schedule;
 use glam::{Affine3A, DQuat, DVec3};
-use passerby_scene::{RaysCast, Reach, affine_from_pose};
+use passerby_scene::{RaysCast, Reach};
 use passerby_sim::Simulation;
-use passerby_sim::keyframes::rotation;
 use passerby_world::SensorRef;
 use passerby_world::{Pose3, SensorKind, World};
 use rayon::prelude::*;
@@ -52,7 +51,7 @@ impl Mount {
             .vehicle
             .as_deref()
             .and_then(|v| sim.pose(v))
-            .map_or(Affine3A::IDENTITY, |p| affine_from_pose(&p));
+            .map_or(Affine3A::IDENTITY, |p| p.to_affine());
         world_from_parent * self.parent_from_sensor
     }
 
@@ -64,12 +63,12 @@ impl Mount {
             .as_deref()
             .and_then(|v| sim.pose(v))
             .map_or((DVec3::ZERO, DQuat::IDENTITY), |p| {
-                (DVec3::new(p.x, p.y, p.z), rotation(&p))
+                (DVec3::new(p.x, p.y, p.z), p.rotation())
             });
         let s = &self.pose;
         (
             pt + pq * DVec3::new(s.x, s.y, s.z),
-            (pq * rotation(s)).normalize(),
+            (pq * s.rotation()).normalize(),
         )
     }
 
@@ -122,7 +121,7 @@ impl Rig {
             };
             let mount = Mount {
                 sensor: sensor.clone(),
-                parent_from_sensor: affine_from_pose(&s.pose),
+                parent_from_sensor: s.pose.to_affine(),
                 pose: s.pose,
             };
             let rng = SensorRng::new(seed, &Mount::full_name(&sensor));

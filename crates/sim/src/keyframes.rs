@@ -2,33 +2,8 @@
 //! the initial pose composed with the keyframe pose interpolated at `t mod t_last` (linear in
 //! translation, spherical in rotation). Before the first keyframe's time the first pose holds.
 
-use glam::{DQuat, DVec3, EulerRot};
+use glam::DVec3;
 use passerby_world::{KeyframeAnimation, Pose3};
-
-/// A pose's rotation (`R = Rz(yaw)·Ry(pitch)·Rx(roll)`, MRPT's convention).
-pub fn rotation(p: &Pose3) -> DQuat {
-    DQuat::from_euler(EulerRot::ZYX, p.yaw, p.pitch, p.roll)
-}
-
-/// A pose from a translation and a rotation.
-pub fn pose_from(t: DVec3, q: DQuat) -> Pose3 {
-    let (yaw, pitch, roll) = q.to_euler(EulerRot::ZYX);
-    Pose3 {
-        x: t.x,
-        y: t.y,
-        z: t.z,
-        yaw,
-        pitch,
-        roll,
-    }
-}
-
-/// `a ⊕ b`: `b` expressed in `a`'s frame, brought to the world.
-pub fn compose(a: &Pose3, b: &Pose3) -> Pose3 {
-    let qa = rotation(a);
-    let t = DVec3::new(a.x, a.y, a.z) + qa * DVec3::new(b.x, b.y, b.z);
-    pose_from(t, qa * rotation(b))
-}
 
 /// The keyframe pose (relative to the initial pose) at simulated time `t`.
 pub fn relative_pose_at(anim: &KeyframeAnimation, t: f64) -> Option<Pose3> {
@@ -54,10 +29,13 @@ pub fn relative_pose_at(anim: &KeyframeAnimation, t: f64) -> Option<Pose3> {
     };
     let a = DVec3::new(p0.x, p0.y, p0.z);
     let b = DVec3::new(p1.x, p1.y, p1.z);
-    Some(pose_from(a.lerp(b, f), rotation(p0).slerp(rotation(p1), f)))
+    Some(Pose3::from_translation_rotation(
+        a.lerp(b, f),
+        p0.rotation().slerp(p1.rotation(), f),
+    ))
 }
 
 /// The world pose of an object with keyframes at time `t`.
 pub fn pose_at(init: &Pose3, anim: &KeyframeAnimation, t: f64) -> Option<Pose3> {
-    Some(compose(init, &relative_pose_at(anim, t)?))
+    Some(init.compose(&relative_pose_at(anim, t)?))
 }

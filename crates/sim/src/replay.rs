@@ -7,7 +7,6 @@
 //! Before its first row an object moves on its own. A command applies from the first step that
 //! starts at or after its time.
 
-use crate::keyframes::{pose_from, rotation};
 use glam::DVec3;
 use passerby_world::{Pose3, TimedCommand, TimedTransform, Transform};
 use std::collections::BTreeMap;
@@ -99,9 +98,9 @@ fn sample(rows: &[(f64, Transform)], t: f64) -> Option<Transform> {
         roll: tr.yaw_pitch_roll[2],
         ..Pose3::default()
     };
-    let turned = pose_from(
+    let turned = Pose3::from_translation_rotation(
         DVec3::ZERO,
-        rotation(&as_pose(&a)).slerp(rotation(&as_pose(&b)), f),
+        as_pose(&a).rotation().slerp(as_pose(&b).rotation(), f),
     );
     Some(Transform {
         translation: lerp(a.translation, b.translation),

@@ -80,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let mut rows = Vec::new();
     for vehicle in &world.vehicles {
-        let world_from_vehicle = passerby_scene::affine_from_pose(&vehicle.common.init_pose);
+        let world_from_vehicle = vehicle.common.init_pose.to_affine();
         for s in &vehicle.sensors {
             rows.push((
                 format!("{}/{}", vehicle.name, s.name),
@@ -94,7 +94,7 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let mut report = Vec::new();
     for (name, sensor, world_from_parent) in rows {
-        let world_from_sensor = world_from_parent * passerby_scene::affine_from_pose(&sensor.pose);
+        let world_from_sensor = world_from_parent * sensor.pose.to_affine();
         let rays = passerby_sensors::scan_rays(sensor, &world_from_sensor);
         if rays.is_empty() {
             continue;

@@ -3,13 +3,13 @@
 //! meshes becomes its own instance, its meshes in the node's frame, shared by every block of
 //! that model).
 
-use super::{Builder, affine_of};
+use super::Builder;
 use crate::shapes::{circle, prism};
 use crate::{RigidPart, Surface};
 use glam::{Affine3A, Vec3};
 use passerby_assets::{Model, Pose, Poser};
 use passerby_raycast::{MeshId, TriangleMesh};
-use passerby_world::{Block, Vehicle, Visual};
+use passerby_world::{Block, Vehicle, Visual, affine_from_rows4};
 use std::sync::Arc;
 
 /// A model split by node: per node holding meshes, its mesh (in the node's frame) and look.
@@ -76,8 +76,9 @@ impl Builder<'_> {
         {
             match self.node_meshes(v) {
                 Some(split) => {
-                    let object_from_file = affine_of(&v.object_from_model(block.visual_scale))
-                        * Affine3A::from_mat4(split.model.frame.assimp_from_file);
+                    let object_from_file =
+                        affine_from_rows4(&v.object_from_model(block.visual_scale))
+                            * Affine3A::from_mat4(split.model.frame.assimp_from_file);
                     let offset = parts.len();
                     parts.extend(split.model.nodes.iter().map(|n| RigidPart {
                         name: n.name.clone(),

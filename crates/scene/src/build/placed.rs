@@ -3,11 +3,12 @@
 //! per-group classes (`Label By Group`), one shared mesh per group of the file so each group
 //! is its own instance with its own class, all under the placement's one object id.
 
-use super::{Builder, affine_of_3x4};
+use super::Builder;
 use crate::appearance::Surface;
 use passerby_assets::{merged_triangles, rest_vertices};
 use passerby_raycast::{MeshId, TriangleMesh};
 use passerby_world::MeshInstance;
+use passerby_world::affine_from_rows;
 use std::sync::Arc;
 
 /// One group of a mesh file: its name, its mesh and how it looks.
@@ -17,7 +18,7 @@ impl Builder<'_> {
     /// Places one mesh file placement.
     pub(crate) fn placed_mesh(&mut self, m: &MeshInstance) {
         let class = m.label.clone().unwrap_or_else(|| "static".into());
-        let world_from_model = affine_of_3x4(&m.world_from_model);
+        let world_from_model = affine_from_rows(&m.world_from_model);
         // A placement beyond single precision (a position of 1e308) would give the ray caster
         // infinite bounds, and every ray would test it: such an object is left out.
         if !world_from_model.is_finite() {

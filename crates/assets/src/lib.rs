@@ -17,6 +17,14 @@
 //! pose.sample(&model, walk, 0.25, Wrap::Loop);
 //! let vertices = Poser::new().posed_vertices(&model, &pose);
 //! ```
+//!
+//! Modules: glTF/GLB (`gltf_import.rs`), FBX through ufbx (`fbx_import.rs`), Collada
+//! (`dae_import.rs`, meshes in `dae_mesh.rs`, materials in `dae_materials.rs`, shared value
+//! readers in `dae_values.rs`), OBJ/MTL and STL (`mesh_import.rs`), the `Model` types and
+//! frames (`model.rs`), model URIs, the cache and downloads (`uri.rs`), archives extracted
+//! privately and within bounds (`archive.rs`), one parse per file per run (`library.rs`), clip
+//! sampling and blending (`anim.rs`), posing, skinning and the rest-pose triangles every
+//! consumer places (`skin.rs`).
 
 mod anim;
 mod archive;

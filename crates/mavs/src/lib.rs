@@ -11,6 +11,15 @@
 //! Paths: `--mavs-data DIR` names MAVS's `data/` folder; without it, the folder above the
 //! scene's `scenes/` folder (or the scene's own folder). `PathToMeshes` defaults to
 //! `<data>/scenes/meshes/`; a relative one is taken from the data folder.
+//!
+//! Modules: a JSON reader that keeps spans (`json.rs`), typed reads whose errors name the JSON
+//! path and position (`read.rs`), the scene keys in MAVS's order (`scene.rs`), `Rotate …` swaps
+//! and both `YawPitchRoll` conventions (`transform.rs`), seeded scatter in any polygon as
+//! MAVS's sampler places it (`placement.rs`), height queries on surface meshes (`surface.rs`),
+//! heightmap images (`heightmap.rs`), label files (`labels.rs`), keyframe animations and
+//! waypoint files (`animations.rs`), actor files (`actors.rs`), vegetation (`vegetation.rs`),
+//! simulation input files (`sim_input.rs`) with pose files (`poses.rs`) and their sensors
+//! (`sim_sensors.rs`, `lidars.rs`, `cameras.rs`).
 
 mod actors;
 mod animations;

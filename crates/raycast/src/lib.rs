@@ -23,6 +23,11 @@
 //! let ray = Ray::new(Vec3A::new(0.2, 0.3, 2.0), Vec3A::new(0.0, 0.0, -1.0), 0.0, f32::INFINITY).unwrap();
 //! assert_eq!(scene.closest(&ray).unwrap().t, 2.0);
 //! ```
+//!
+//! Modules: binned-SAH BVH (`bvh.rs`), its 4-wide collapse kept for traversal and refit
+//! (`wide.rs`), rays, hits and the watertight test (`ray.rs`), leaf triangles four at a time
+//! (`packs.rs`), meshes (`mesh.rs`) with packet traversal (`mesh/packet.rs`), the two-level
+//! scene of instances (`scene.rs`).
 
 pub mod bvh;
 mod mesh;

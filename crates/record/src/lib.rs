@@ -13,6 +13,12 @@
 //! and the ground truth of `truth.rs` (`/ground_truth/…`). Frames: `map` ->
 //! `<veh>/odom` (identity: odometry is exact) -> `<veh>/base_link` -> `<veh>/<sensor>`;
 //! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
+//!
+//! Modules: the CDR writer (`cdr.rs`), ROS 2 definitions as `ros2msg` schemas (`ros.rs`),
+//! observations as messages (`encode.rs`, cameras in `cameras.rs`), PNG (`images.rs`), ground
+//! truth (`truth.rs`), the sink seam (`sink.rs`: `Snapshot`, `Sink`), the writer thread behind
+//! a byte-bounded queue (`writer.rs`), the output file (`output_file.rs`), the MCAP container
+//! (`mcap_file.rs`), mending a cut recording (`recover.rs`), the plain-file dump (`dump.rs`).
 
 pub mod cameras;
 pub mod cdr;

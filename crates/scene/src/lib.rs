@@ -13,9 +13,16 @@
 //! `live.rs`.
 //!
 //! Must not touch: how objects move (it reads poses and animation states from `passerby-sim`),
-//! sensors. Not yet built (listed in [`BuiltScene::warnings`] when a world has them): occupancy
-//! grids, point clouds, elevation maps from DEM text files, walls from models, semi-cylinder
-//! bump primitives, wheels.
+//! sensors. Not yet built (listed in [`BuiltScene::warnings`] when a world has them): point
+//! clouds, elevation maps from DEM text files, walls from models, semi-cylinder bump
+//! primitives.
+//!
+//! Modules: the walk over a world's objects (`build.rs`) with elevation-map textures
+//! (`build/terrain.rs`), occupancy grids as MVSim draws them (`build/occupancy.rs`), parts that
+//! transform sets move (`build/parts.rs`: wheels, block model nodes), placed mesh files
+//! (`build/placed.rs`); primitive shapes (`shapes.rs`); how surfaces look to cameras
+//! (`appearance.rs`); the sky box (`sky.rs`); ground height queries (`ground.rs`); keeping in
+//! step with the simulation, posing ahead (`live.rs`).
 
 pub mod appearance;
 mod build;

@@ -6,6 +6,13 @@
 //! lowest beam; laser rays counter-clockwise from −fov/2), timing within a step, noise (each
 //! sensor's own seeded generator), and the observations handed to sinks. Must not touch: how
 //! objects move, scene building, recording formats.
+//!
+//! Modules: `lidar.rs` (rotating or flash sweeps), `laser.rs` (3D or MVSim's 2D mode over
+//! `flat.rs` footprints and occupancy grids), `imu.rs`, `gnss.rs`, `camera.rs` with its
+//! `lens.rs` (projection, distortion, pixel order), `raster.rs` (primary visibility by
+//! rasterising), `shading.rs`, `boxes.rs` (actors' 2D boxes), `rgbd.rs`, seeded noise
+//! (`noise.rs`), short parallel passes (`tasks.rs`), when each sensor measures (`schedule.rs`),
+//! all of a world's sensors (`rig.rs`).
 
 pub mod boxes;
 pub mod camera;

@@ -16,6 +16,12 @@
 //!
 //! Not yet here: wheel dynamics (vehicles track velocity commands ideally;
 //! [`Simulation::notices`] says so).
+//!
+//! Modules: MVSim paths and the turning-rate limit (`path.rs`), the `Controller` trait and
+//! `Motion` (`motion.rs`), behaviors (`controllers.rs`), the gait state machine (`gait.rs`),
+//! MVSim keyframes (`keyframes.rs`), ground following (`ground.rs`), moving floors
+//! (`floors.rs`), replay of timed inputs (`replay.rs`), actors' capsules and contacts
+//! (`contacts.rs`).
 
 pub mod contacts;
 pub mod controllers;

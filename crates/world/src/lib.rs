@@ -9,6 +9,12 @@
 //!
 //! Must not touch: files, text, diagnostics or any behaviour. It is data only, so it can be
 //! snapshot in tests and shared between threads freely.
+//!
+//! Modules: `objects.rs` (blocks, vehicles, actors, visuals), `elements.rs` (planes, grids,
+//! elevation maps, property regions, walls), `sensors.rs` (the six MVSim classes, `SensorRef`),
+//! `terrain.rs`, `meshes.rs` (MAVS placed meshes and surfaces), `timed.rs` (transform sets and
+//! commands), `pose.rs` (the one Euler convention, composition, affines), `budget.rs` (what a
+//! sensor costs; the limits of docs/limits.md).
 
 pub mod budget;
 mod elements;

@@ -293,6 +293,10 @@ impl Engine {
     /// [`Engine::observations`] until the next step).
     pub fn step(&mut self) -> Result<Arc<Vec<Observation>>, EngineError> {
         let observations = Arc::new(self.step_stages()?);
+        self.last = observations.clone();
+        if self.sinks.is_empty() {
+            return Ok(observations);
+        }
         self.skeletons = vec![Vec::new(); self.sim.actors().len()];
         for s in self.live.skeletons() {
             if let Some(lines) = self.skeletons.get_mut(s.actor) {
@@ -301,7 +305,6 @@ impl Engine {
                     .collect();
             }
         }
-        self.last = observations.clone();
         let touched: Vec<bool> = (self.sim.vehicles().iter())
             .map(|v| self.sim.is_touched(&v.name))
             .collect();

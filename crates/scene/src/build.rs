@@ -5,12 +5,13 @@
 //! bookkeeping of meshes shared by URI. Must not touch: how objects move afterwards
 //! ([`crate::LiveScene`]).
 
+mod objects;
 mod occupancy;
 mod parts;
 mod placed;
 mod terrain;
 
-use crate::shapes::{circle, cuboid, prism, quad, ramp, sphere, terrain, wall_box};
+use crate::shapes::{circle, cuboid, prism, quad, ramp, sphere};
 use crate::sky::{self, SkyBox};
 use crate::{
     BUILTIN_CLASSES, Body, BuiltScene, KeyframedBody, SceneObject, SkinnedBody, Surface,
@@ -480,96 +481,9 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         batching: true,
         batch: StaticBatch::default(),
     };
-    let mut sky = None;
-    // Elements, walls and static blocks never move: they are merged into one mesh, so a ray
-    // pays one instance entry for all of them (large planes would otherwise be entered by
-    // every ray).
-    for (i, e) in world.elements.iter().enumerate() {
-        let name = format!("element{}", i + 1);
-        let label = |default: &str| e.label.clone().unwrap_or_else(|| default.to_owned());
-        match &e.element {
-            // A plane that moves (an elevator) stands alone, after the static batch.
-            WorldElement::HorizontalPlane(p) if p.moves() => {}
-            WorldElement::HorizontalPlane(p) => {
-                let (mesh, surface) = b.plane(p);
-                b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
-            }
-            WorldElement::VerticalPlane(p) => {
-                let (a, c) = (
-                    Vec3::new(p.start[0] as f32, p.start[1] as f32, 0.0),
-                    Vec3::new(p.end[0] as f32, p.end[1] as f32, 0.0),
-                );
-                let placement = p
-                    .init_pose
-                    .as_ref()
-                    .map_or(Affine3A::IDENTITY, Pose3::to_affine);
-                let along = (c - a).normalize_or_zero();
-                // One box per solid part once doors and windows are cut out; textures run
-                // along the wall from its start and down from its top, one tile per
-                // `texture_size` metres, across the parts.
-                let top = (p.z + p.height) as f32;
-                let [tx, ty] = p.texture_size.map(|s| s as f32);
-                for part in p.solid_parts() {
-                    let [s0, s1] = part.along.map(|s| s as f32);
-                    let mesh = wall_box(
-                        a + along * s0,
-                        a + along * s1,
-                        (p.z + part.heights[0]) as f32,
-                        (part.heights[1] - part.heights[0]) as f32,
-                        p.thickness as f32,
-                    );
-                    let surface = b.textured(&mesh, p.color, &p.texture, |v| {
-                        Vec2::new((v - a).dot(along) / tx, (top - v.z) / ty)
-                    });
-                    b.add_with_surface(mesh, surface, placement, &name, &label("wall"));
-                }
-            }
-            WorldElement::ElevationMap(m) => match &m.grid {
-                Some(g) => {
-                    let mesh = terrain(g);
-                    let surface = b.terrain_look(m, g, &mesh);
-                    b.add_with_surface(mesh, surface, Affine3A::IDENTITY, &name, &label("ground"));
-                }
-                None => b.warn("elevation maps from DEM text files are not built yet".into()),
-            },
-            WorldElement::OccupancyGrid(g) => b.occupancy_grid(g, &name, &label("wall")),
-            WorldElement::PointCloud(_) => {
-                b.warn("point cloud elements are not in the 3D scene yet".into())
-            }
-            WorldElement::Skybox(s) => {
-                if sky.is_some() {
-                    b.warn("more than one `skybox`: the first is used".into());
-                } else {
-                    sky = b.sky_box(&s.textures);
-                }
-            }
-            _ => {}
-        }
-    }
-    for (i, walls) in world.walls.iter().enumerate() {
-        let name = format!("walls{}", i + 1);
-        match &walls.source {
-            WallSource::Polyline(points) => {
-                let s = walls.scale as f32;
-                for seg in points.windows(2) {
-                    let a = Vec3::new(seg[0][0] as f32 * s, seg[0][1] as f32 * s, 0.0);
-                    let c = Vec3::new(seg[1][0] as f32 * s, seg[1][1] as f32 * s, 0.0);
-                    b.add(
-                        wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
-                        walls.color,
-                        Affine3A::IDENTITY,
-                        &name,
-                        "wall",
-                    );
-                }
-            }
-            WallSource::Model(_) => b.warn("walls from models are not built yet".into()),
-        }
-    }
-    for block in world.blocks.iter().filter(|b| b.is_fixed()) {
-        let class = block_class(block);
-        b.block_shape(block, block.common.init_pose.to_affine(), &class);
-    }
+    let sky = b.static_elements(world);
+    b.walls(world);
+    b.fixed_blocks(world);
     b.batching = false;
     let batch = std::mem::take(&mut b.batch);
     let static_instance = (!batch.triangles.is_empty()).then(|| {
@@ -586,107 +500,11 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         });
         instance
     });
-    // Placed mesh files (MAVS objects) stay instances of one shared mesh each, as MAVS
-    // instances them: thousands of trees cost one tree's triangles.
-    for m in &world.meshes {
-        b.placed_mesh(m);
-    }
-    // Planes that move stand alone, placed by the simulation's floors (`elementN`).
-    for (i, e) in world.elements.iter().enumerate() {
-        if let WorldElement::HorizontalPlane(p) = &e.element
-            && p.moves()
-        {
-            let name = format!("element{}", i + 1);
-            let class = e.label.clone().unwrap_or_else(|| "ground".to_owned());
-            let world_from_floor = p.init_pose.unwrap_or_default().to_affine();
-            let first = b.scene.instance_count() as u32;
-            let (mesh, surface) = b.plane(p);
-            b.add_with_surface(mesh, surface, world_from_floor, &name, &class);
-            b.bind(&name, false, first, world_from_floor);
-        }
-    }
-    for block in world.blocks.iter().filter(|b| !b.is_fixed()) {
-        let class = block_class(block);
-        let world_from_block = block.common.init_pose.to_affine();
-        let first = b.scene.instance_count() as u32;
-        let parts = b.movable_block_shape(block, world_from_block, &class);
-        b.bind(&block.name, false, first, world_from_block);
-        if let Some(body) = b.bodies.last_mut() {
-            // The parts' instances follow their parts, not the body.
-            let of_parts = |i: u32| {
-                parts
-                    .iter()
-                    .any(|p| p.instances.iter().any(|&(j, _)| j == i))
-            };
-            body.instances.retain(|&(i, _)| !of_parts(i));
-            body.parts = parts;
-        }
-    }
-    for v in &world.vehicles {
-        let class = v.common.label.clone().unwrap_or_else(|| "vehicle".into());
-        let world_from_vehicle = v.common.init_pose.to_affine();
-        let first = b.scene.instance_count() as u32;
-        if !b.visuals(&v.visuals, world_from_vehicle, None, &v.name, &class) {
-            let c = &v.dynamics.chassis;
-            let pts: Vec<[f32; 2]> = match &c.shape {
-                Some(pts) => pts.iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
-                None => vec![[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]],
-            };
-            b.add(
-                prism(&pts, c.zmin as f32, c.zmax as f32),
-                c.color,
-                world_from_vehicle,
-                &v.name,
-                &class,
-            );
-        }
-        b.bind(&v.name, false, first, world_from_vehicle);
-        let wheels = b.wheels(v, world_from_vehicle, &class);
-        if let Some(body) = b.bodies.last_mut() {
-            body.parts = wheels;
-        }
-    }
-    for (index, a) in world.actors.iter().enumerate() {
-        let class = a
-            .common
-            .label
-            .clone()
-            .unwrap_or_else(|| "pedestrian".into());
-        let world_from_actor = a.common.init_pose.to_affine();
-        let first = b.scene.instance_count() as u32;
-        let keyframed = a
-            .keyframe_meshes
-            .as_ref()
-            .and_then(|k| b.keyframed_actor(index, k, world_from_actor, &a.name, &class));
-        let skinned_visual = keyframed.or_else(|| {
-            a.visuals
-                .iter()
-                .filter(|v| v.enabled && !v.model_uri.is_empty())
-                .find_map(|v| b.skinned_actor(index, v, world_from_actor, &a.name, &class))
-        });
-        if skinned_visual.is_none()
-            && !b.visuals(&a.visuals, world_from_actor, None, &a.name, &class)
-        {
-            // MVSim's placeholder: a cylinder of collision_radius up to collision_height and a
-            // head sphere of 0.8 radius at the top.
-            let (r, h) = (a.collision_radius as f32, a.collision_height as f32);
-            b.add(
-                prism(&circle(r, 16), 0.0, h),
-                PLACEHOLDER_COLOUR,
-                world_from_actor,
-                &a.name,
-                &class,
-            );
-            b.add(
-                sphere(0.8 * r, 16),
-                PLACEHOLDER_COLOUR,
-                world_from_actor * Affine3A::from_translation(Vec3::new(0.0, 0.0, h)),
-                &a.name,
-                &class,
-            );
-        }
-        b.bind(&a.name, true, first, world_from_actor);
-    }
+    b.placed_meshes(world);
+    b.moving_planes(world);
+    b.movable_blocks(world);
+    b.vehicles(world);
+    b.actors(world);
     b.scene.commit();
     let height_surfaces = (!world.surfaces.is_empty()).then(|| {
         let mut surfaces = Scene::new();

@@ -16,7 +16,7 @@ seeds=target/smoke-seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"/{load_world,sensors_record,mavs_scene,mavs_aux,expression,model,uri}
 cp "$shared"/worlds/mvsim/mvsim_tutorial/*.world.xml ../examples/*.world.xml "$seeds/load_world/"
-cp ../examples/*.world.xml ../crates/cli/tests/*.world.xml "$seeds/sensors_record/"
+cp ../examples/*.world.xml ../crates/engine/tests/worlds/*.world.xml "$seeds/sensors_record/"
 cp "$shared"/scenes/mavs/scenes/{brick_scene,cube_scene,obstacle_field}.json \
    "$shared"/scenes/mavs/sims/sensor_sims/*.json "$seeds/mavs_scene/"
 i=0

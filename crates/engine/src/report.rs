@@ -100,6 +100,27 @@ pub fn load_models(world: &World, library: &mut ModelLibrary) -> ModelReport {
 /// A human-readable summary of a world.
 pub fn summary(world: &World, models: &ModelReport) -> String {
     let mut out = String::new();
+    world_summary(&mut out, world);
+    objects_summary(&mut out, world, models);
+    sensors_summary(&mut out, world);
+    let _ = writeln!(
+        out,
+        "models: {} files loaded, {} not available",
+        models.files,
+        models.missing.len()
+    );
+    if let Some(g) = &world.georeference {
+        let _ = writeln!(
+            out,
+            "georeference: lat {} lon {} h {} m",
+            g.latitude_deg, g.longitude_deg, g.height
+        );
+    }
+    out
+}
+
+/// The world's file, step, elements, walls, blocks, placed meshes and label classes.
+fn world_summary(out: &mut String, world: &World) {
     let _ = writeln!(out, "world: {}", world.source.display());
     let dt = world.effective_timestep();
     let auto = matches!(world.params.simul_timestep, passerby_world::Timestep::Auto);
@@ -149,6 +170,10 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
     if !world.label_classes.is_empty() {
         let _ = writeln!(out, "label classes: {}", world.label_classes.len());
     }
+}
+
+/// Vehicles and actors, a line each.
+fn objects_summary(out: &mut String, world: &World, models: &ModelReport) {
     let _ = writeln!(out, "vehicles: {}", world.vehicles.len());
     for v in &world.vehicles {
         let _ = writeln!(
@@ -214,6 +239,10 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
             a.animation_run
         );
     }
+}
+
+/// Sensors by class, then a line each with its rate and what it will record.
+fn sensors_summary(out: &mut String, world: &World) {
     let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, s) in world.sensors() {
         *by_class.entry(s.class_name()).or_default() += 1;
@@ -275,20 +304,6 @@ pub fn summary(world: &World, models: &ModelReport) -> String {
         "expected output: {} of sensor data per simulated second, before compression",
         bytes(output)
     );
-    let _ = writeln!(
-        out,
-        "models: {} files loaded, {} not available",
-        models.files,
-        models.missing.len()
-    );
-    if let Some(g) = &world.georeference {
-        let _ = writeln!(
-            out,
-            "georeference: lat {} lon {} h {} m",
-            g.latitude_deg, g.longitude_deg, g.height
-        );
-    }
-    out
 }
 
 /// A count with an SI prefix (`12.3 M`).

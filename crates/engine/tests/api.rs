@@ -74,6 +74,9 @@ fn a_front_end_drives_the_engine_through_its_api_with_two_sinks() {
     let (mut sweep, mut image) = (None, None);
     while engine.time() < 0.5 - 1e-9 {
         for o in engine.step().unwrap().iter() {
+            // Every observation names its sensor and stamp, whatever its kind.
+            assert!(o.stamp() <= engine.time() + 1e-9 && o.samples() > 0);
+            assert_eq!(o.sensor().vehicle.as_deref(), Some("r1"));
             match o {
                 Observation::PointCloud(c) if sweep.is_none() => sweep = Some(c.clone()),
                 Observation::Camera(c) if image.is_none() => image = Some(c.clone()),

@@ -34,6 +34,47 @@ pub enum Observation {
     Gnss(GnssFix),
 }
 
+impl Observation {
+    /// The sensor that made it.
+    pub fn sensor(&self) -> &SensorRef {
+        match self {
+            Observation::PointCloud(c) => &c.sensor,
+            Observation::LaserScan(s) => &s.sensor,
+            Observation::Imu(s) => &s.sensor,
+            Observation::Camera(c) => &c.sensor,
+            Observation::Rgbd(f) => &f.sensor,
+            Observation::Gnss(f) => &f.sensor,
+        }
+    }
+
+    /// Its stamp, simulated seconds (a sweep's start for a rotating lidar).
+    pub fn stamp(&self) -> f64 {
+        match self {
+            Observation::PointCloud(c) => c.stamp,
+            Observation::LaserScan(s) => s.stamp,
+            Observation::Imu(s) => s.stamp,
+            Observation::Camera(c) => c.stamp,
+            Observation::Rgbd(f) => f.stamp,
+            Observation::Gnss(f) => f.stamp,
+        }
+    }
+
+    /// How much it measured: a cloud's points, a scan's rays, an image's pixels (an RGB-D
+    /// frame's colour and depth pixels), 1 for an inertial sample or a fix.
+    pub fn samples(&self) -> usize {
+        match self {
+            Observation::PointCloud(c) => c.points.len(),
+            Observation::LaserScan(s) => s.ranges.len(),
+            Observation::Imu(_) | Observation::Gnss(_) => 1,
+            Observation::Camera(c) => c.depth.len(),
+            Observation::Rgbd(f) => {
+                f.colour.as_ref().map_or(0, |c| c.depth.len())
+                    + f.depth.as_ref().map_or(0, |d| d.data.len())
+            }
+        }
+    }
+}
+
 /// Where a sensor is mounted.
 #[derive(Clone, Debug)]
 struct Mount {

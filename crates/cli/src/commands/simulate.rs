@@ -4,7 +4,6 @@
 
 use passerby_engine::Engine;
 use passerby_scene::BuiltScene;
-use passerby_sensors::Observation;
 use passerby_world::World;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -40,18 +39,7 @@ pub fn run(
     pool.install(|| -> anyhow::Result<()> {
         while run.sim().time() < seconds - 1e-9 {
             for o in run.step()?.iter() {
-                let (name, points) = match o {
-                    Observation::PointCloud(c) => (full_name(&c.sensor), c.points.len()),
-                    Observation::LaserScan(s) => (full_name(&s.sensor), s.ranges.len()),
-                    Observation::Imu(s) => (full_name(&s.sensor), 1),
-                    Observation::Gnss(f) => (full_name(&f.sensor), 1),
-                    Observation::Camera(c) => (full_name(&c.sensor), c.depth.len()),
-                    Observation::Rgbd(f) => (
-                        full_name(&f.sensor),
-                        f.colour.as_ref().map_or(0, |c| c.depth.len())
-                            + f.depth.as_ref().map_or(0, |d| d.data.len()),
-                    ),
-                };
+                let (name, points) = (full_name(o.sensor()), o.samples());
                 let entry = tally.entry(name).or_default();
                 entry.observations += 1;
                 entry.points += points as u64;

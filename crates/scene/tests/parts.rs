@@ -118,3 +118,50 @@ fn a_node_set_from_outside_moves_and_unknown_parts_are_errors() {
     let e = live.update(&sim).unwrap_err().to_string();
     assert!(e.contains("`spoiler`") && e.contains("l_wheel"), "{e}");
 }
+
+#[test]
+fn a_model_of_too_many_nodes_moves_whole_with_a_warning() {
+    // A glTF of 300 nodes, each holding one triangle: over the 256 a block is split into.
+    let dir = tempfile::tempdir().unwrap();
+    let nodes: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"mesh":0,"translation":[{i},0,0]}}"#))
+        .collect();
+    let gltf = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[{}]}}],"nodes":[{}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}}],
+        "bufferViews":[{{"buffer":0,"byteLength":36}}],
+        "buffers":[{{"byteLength":36,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}}]}}"#,
+        (0..300)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        nodes.join(",")
+    );
+    let model = dir.path().join("many.gltf");
+    std::fs::write(&model, gltf).unwrap();
+    let xml = format!(
+        r#"<mvsim_world version="1.0"><block name="crowd"><init_pose>0 0 0</init_pose>
+             <visual><model_uri>{}</model_uri></visual></block></mvsim_world>"#,
+        model.display()
+    );
+    let loaded = passerby_mvsim::load_world_str(
+        &dir.path().join("w.world.xml"),
+        xml,
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.value.unwrap();
+    let built = build_scene(&world, &mut library());
+    assert!(built.part_names("crowd").is_empty());
+    assert!(
+        built
+            .warnings
+            .iter()
+            .any(|w| w.contains("300 nodes with meshes")),
+        "{:?}",
+        built.warnings
+    );
+    // It is still there, whole: one instance for the block.
+    let body = built.bodies.iter().find(|b| b.object == "crowd").unwrap();
+    assert_eq!(body.instances.len(), 1);
+}

@@ -12,6 +12,10 @@ use passerby_raycast::{MeshId, TriangleMesh};
 use passerby_world::{Block, Vehicle, Visual, affine_from_rows4};
 use std::sync::Arc;
 
+/// The most nodes holding meshes a movable block's model is split into (each becomes an
+/// instance per block); a model with more moves whole, without parts.
+pub const MAX_SPLIT_NODES: usize = 256;
+
 /// A model split by node: per node holding meshes, its mesh (in the node's frame) and look.
 pub(crate) struct NodeMeshes {
     model: Arc<Model>,
@@ -138,6 +142,17 @@ impl Builder<'_> {
     }
 
     fn split_by_node(&mut self, model: Arc<Model>, v: &Visual) -> Option<Arc<NodeMeshes>> {
+        let holders = (0..model.nodes.len())
+            .filter(|&n| model.meshes.iter().any(|m| m.node == n))
+            .count();
+        if holders > MAX_SPLIT_NODES {
+            self.warn(format!(
+                "model `{}` has {holders} nodes with meshes (over {MAX_SPLIT_NODES}): blocks \
+                 using it move whole, without parts",
+                v.model_uri
+            ));
+            return None;
+        }
         let mut poser = Poser::new();
         poser.update(&model, &Pose::rest(&model));
         let whole = Surface::of_model(&model, v.model_color);

@@ -18,11 +18,13 @@
 //! sRGB. `antialias` N averages the colours of N x N rays spread evenly over each pixel; depth
 //! and labels always come from the pixel's centre ray (a label is never a blend).
 
+use crate::Observation;
 use crate::SceneView;
 pub use crate::lens::{Lens, LensError, Pixels, body_from_optical};
 use crate::raster::{BandHits, RasterHit};
 pub use crate::shading::Lighting;
 use crate::shading::{Lit, SeenTriangle, Shader, shade};
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
 use passerby_world::Intrinsics;
@@ -420,6 +422,41 @@ impl Camera {
             class: pixels.class,
             boxes,
         }
+    }
+}
+
+impl SensorUnit for Camera {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Parallel
+    }
+
+    fn rank(&self) -> u8 {
+        3
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        Some(Reaching::WhenDue(self.lens.intrinsics().clip_max as f32))
+    }
+
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        if !due {
+            return Vec::new();
+        }
+        self.capture(cx, mount).into_iter().collect()
+    }
+
+    fn capture(&mut self, cx: &StepContext<'_>, mount: &Mount) -> Option<Observation> {
+        let pose = mount.world_from_sensor(cx.sim);
+        Some(Observation::Camera(self.render(
+            cx.view,
+            &pose,
+            cx.lighting,
+            cx.now,
+        )))
+    }
+
+    fn set_visibility(&mut self, visibility: Visibility) {
+        self.visibility = visibility;
     }
 }
 

@@ -12,7 +12,9 @@
 //! convergence and scale factor ignored). `gps_no_coverage` regions are looked up at the world
 //! position (MVSim looks them up at the reduced one, which no region of a UTM world contains).
 
+use crate::Observation;
 use crate::noise::SensorRng;
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::DVec3;
 use passerby_world::SensorRef;
 use passerby_world::{Georeference, GnssParams, PropertyValue, World, WorldElement};
@@ -210,5 +212,30 @@ impl Gnss {
             altitude,
             position_variance: [sh * sh, sh * sh, sv * sv],
         })
+    }
+}
+
+impl SensorUnit for Gnss {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Sequential
+    }
+
+    fn rank(&self) -> u8 {
+        5
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        None
+    }
+
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        if !due {
+            return Vec::new();
+        }
+        let (position, _) = mount.world_pose(cx.sim);
+        self.fix(position, cx.now)
+            .map(Observation::Gnss)
+            .into_iter()
+            .collect()
     }
 }

@@ -14,7 +14,9 @@
 //! physics step even when the IMU samples less often, which understates drift). Orientation, when
 //! measured: `Rz(world_to_enu) · R · Exp(N(0, σ_ori² I))`, a quaternion in ENU.
 
+use crate::Observation;
 use crate::noise::SensorRng;
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{DQuat, DVec3};
 use passerby_world::ImuParams;
 use passerby_world::SensorRef;
@@ -156,5 +158,29 @@ impl Imu {
     /// The sensor.
     pub fn sensor(&self) -> &SensorRef {
         &self.sensor
+    }
+}
+
+impl SensorUnit for Imu {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Sequential
+    }
+
+    fn rank(&self) -> u8 {
+        2
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        None
+    }
+
+    /// Integrates every step; samples when due.
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        let (position, rotation) = mount.world_pose(cx.sim);
+        self.record(cx.now, position, rotation);
+        if !due {
+            return Vec::new();
+        }
+        vec![Observation::Imu(self.sample(cx.now))]
     }
 }

@@ -10,9 +10,11 @@
 //! `range_std_noise` after; a beam without a return (or whose noisy range leaves (0, max_range])
 //! reads +∞, as ROS's LaserScan expects.
 
+use crate::Observation;
 use crate::SceneView;
 use crate::flat::FlatWorld;
 use crate::noise::SensorRng;
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{Affine3A, Vec3A};
 use passerby_world::LaserParams;
 use passerby_world::SensorRef;
@@ -150,5 +152,30 @@ impl Laser {
             }
         }
         scan
+    }
+}
+
+impl SensorUnit for Laser {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Sequential
+    }
+
+    fn rank(&self) -> u8 {
+        1
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        Some(Reaching::WhenDue(self.max_range()))
+    }
+
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        if !due {
+            return Vec::new();
+        }
+        let pose = mount.world_from_sensor(cx.sim);
+        let world = cx.flat.world(cx.sim, cx.view, self.bodies_visible());
+        vec![Observation::LaserScan(
+            self.scan(cx.view, world, &pose, cx.now),
+        )]
     }
 }

@@ -29,6 +29,7 @@ mod rig;
 pub mod schedule;
 mod shading;
 pub mod tasks;
+mod unit;
 
 pub use rig::{Observation, ReachPlan, Rig};
 

@@ -17,7 +17,9 @@
 //! the surface normal (every surface reflects fully until materials carry a reflectance), or 0
 //! without `generate_intensity`.
 
+use crate::Observation;
 use crate::noise::{SensorRng, Streams};
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use crate::{SceneView, Target};
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::PACKET;
@@ -543,5 +545,25 @@ impl LidarReach {
             mid: ((a + b) / 2.0) as f32,
             half_width,
         }
+    }
+}
+
+impl SensorUnit for Lidar {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Spinning
+    }
+
+    fn rank(&self) -> u8 {
+        0
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        Some(Reaching::Lidar(self.reach_plan()))
+    }
+
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        let pose = mount.world_from_sensor(cx.sim);
+        let sweeps = self.step(cx.view, &pose, cx.now, due);
+        sweeps.into_iter().map(Observation::PointCloud).collect()
     }
 }

@@ -18,9 +18,11 @@
 //! saw and, when the colour camera senses, the colour of the colour pixel it projects to (black
 //! outside the colour image). Label images and 2D boxes are on the colour camera's grid.
 
+use crate::Observation;
 use crate::SceneView;
 use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, trace};
 use crate::noise::SensorRng;
+use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::Affine3A;
 use passerby_world::SensorRef;
 use passerby_world::{Intrinsics, RgbdCameraParams};
@@ -373,6 +375,37 @@ fn round(x: f64) -> f64 {
     let truncated = (x as i64) as f64;
     let fraction = x - truncated;
     truncated + f64::from(i8::from(fraction >= 0.5) - i8::from(fraction <= -0.5))
+}
+
+impl SensorUnit for RgbdCamera {
+    fn pass(&self) -> UnitPass {
+        UnitPass::Parallel
+    }
+
+    fn rank(&self) -> u8 {
+        4
+    }
+
+    fn reaching(&self) -> Option<Reaching> {
+        Some(Reaching::WhenDue(self.max_range()))
+    }
+
+    fn measure(&mut self, cx: &StepContext<'_>, mount: &Mount, due: bool) -> Vec<Observation> {
+        if !due {
+            return Vec::new();
+        }
+        SensorUnit::capture(self, cx, mount).into_iter().collect()
+    }
+
+    fn capture(&mut self, cx: &StepContext<'_>, mount: &Mount) -> Option<Observation> {
+        let pose = mount.world_from_sensor(cx.sim);
+        let frame = RgbdCamera::capture(self, cx.view, &pose, cx.lighting, cx.now);
+        Some(Observation::Rgbd(Box::new(frame)))
+    }
+
+    fn set_visibility(&mut self, visibility: Visibility) {
+        self.visibility = visibility;
+    }
 }
 
 #[cfg(test)]

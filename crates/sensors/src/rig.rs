@@ -6,15 +6,15 @@ use crate::flat::FlatStatics;
 use crate::gnss::{Gnss, GnssFix};
 use crate::imu::{Imu, ImuSample};
 use crate::laser::{Laser, LaserScan};
-use crate::lidar::{Lidar, LidarReach, PointCloud};
+use crate::lidar::{Lidar, PointCloud};
 use crate::noise::SensorRng;
 use crate::rgbd::RgbdCamera;
 use crate::schedule::Schedule;
-use glam::{Affine3A, DQuat, DVec3};
+use crate::unit::{FlatCache, Mount, Pass, Reaching, SensorUnit, StepContext};
 use passerby_scene::{RaysCast, Reach};
 use passerby_sim::Simulation;
 use passerby_world::SensorRef;
-use passerby_world::{Pose3, SensorKind, World};
+use passerby_world::{SensorKind, World};
 use rayon::prelude::*;
 
 /// What a sensor measured.
@@ -75,87 +75,37 @@ impl Observation {
     }
 }
 
-/// Where a sensor is mounted.
-#[derive(Clone, Debug)]
-struct Mount {
-    sensor: SensorRef,
-    parent_from_sensor: Affine3A,
-    /// The same in double precision (inertial sensors difference positions).
-    pose: Pose3,
-}
-
-impl Mount {
-    /// Where the sensor is now (standalone sensors hang from the world frame).
-    fn world_from_sensor(&self, sim: &Simulation) -> Affine3A {
-        let world_from_parent = self
-            .sensor
-            .vehicle
-            .as_deref()
-            .and_then(|v| sim.pose(v))
-            .map_or(Affine3A::IDENTITY, |p| p.to_affine());
-        world_from_parent * self.parent_from_sensor
-    }
-
-    /// Where the sensor is now, double precision: position and rotation.
-    fn world_pose(&self, sim: &Simulation) -> (DVec3, DQuat) {
-        let (pt, pq) = self
-            .sensor
-            .vehicle
-            .as_deref()
-            .and_then(|v| sim.pose(v))
-            .map_or((DVec3::ZERO, DQuat::IDENTITY), |p| {
-                (DVec3::new(p.x, p.y, p.z), p.rotation())
-            });
-        let s = &self.pose;
-        (
-            pt + pq * DVec3::new(s.x, s.y, s.z),
-            (pq * s.rotation()).normalize(),
-        )
-    }
-
-    /// `vehicle/sensor`, or `world/sensor`.
-    fn full_name(sensor: &SensorRef) -> String {
-        format!(
-            "{}/{}",
-            sensor.vehicle.as_deref().unwrap_or("world"),
-            sensor.name
-        )
-    }
-}
-
-/// The sensors of a world with their state.
-#[derive(Clone, Debug)]
+/// The sensors of a world with their state: every unit of every kind, by the pass it
+/// measures in, each list in world order.
+#[derive(Debug)]
 pub struct Rig {
-    lidars: Vec<(Mount, Lidar)>,
-    lasers: Vec<(Mount, Laser)>,
-    imus: Vec<(Mount, Imu)>,
-    cameras: Vec<(Mount, Camera)>,
-    rgbds: Vec<(Mount, RgbdCamera)>,
+    spinning: Vec<Unit>,
+    parallel: Vec<Unit>,
+    sequential: Vec<Unit>,
     lighting: Lighting,
-    gnss: Vec<(Mount, Gnss)>,
     flat: FlatStatics,
     /// When each sensor measures.
     schedule: Schedule,
     notices: Vec<String>,
 }
 
+/// A unit with its mount and its place in world order.
+type Unit = (Mount, Box<dyn SensorUnit>, usize);
+
 impl Rig {
     /// Every range sensor of `world`, each with its generator seeded from `seed` and its name.
     pub fn new(world: &World, seed: u64) -> Rig {
         let mut rig = Rig {
-            lidars: Vec::new(),
-            lasers: Vec::new(),
-            imus: Vec::new(),
-            cameras: Vec::new(),
-            rgbds: Vec::new(),
+            spinning: Vec::new(),
+            parallel: Vec::new(),
+            sequential: Vec::new(),
             lighting: Lighting::of_world(world),
-            gnss: Vec::new(),
             flat: FlatStatics::new(world),
             schedule: Schedule::new(world),
             notices: Vec::new(),
         };
         rig.notices = rig.schedule.starved(world.effective_timestep());
-        for (vehicle, s) in world.sensors() {
+        for (index, (vehicle, s)) in world.sensors().enumerate() {
             let sensor = SensorRef {
                 vehicle: vehicle.map(str::to_owned),
                 name: s.name.clone(),
@@ -166,18 +116,13 @@ impl Rig {
                 pose: s.pose,
             };
             let rng = SensorRng::new(seed, &Mount::full_name(&sensor));
-            match &s.kind {
-                SensorKind::Lidar3d(p) => rig
-                    .lidars
-                    .push((mount, Lidar::new(sensor, p, s.period, rng))),
-                SensorKind::Laser(p) => rig.lasers.push((mount, Laser::new(sensor, p, rng))),
+            let unit: Box<dyn SensorUnit> = match &s.kind {
+                SensorKind::Lidar3d(p) => Box::new(Lidar::new(sensor, p, s.period, rng)),
+                SensorKind::Laser(p) => Box::new(Laser::new(sensor, p, rng)),
                 SensorKind::Imu(p) => {
-                    let enu = world
-                        .georeference
-                        .as_ref()
-                        .map_or(0.0, |g| g.world_to_enu_rotation);
-                    let imu = Imu::new(sensor, p, world.params.gravity, enu, rng);
-                    rig.imus.push((mount, imu));
+                    let enu =
+                        (world.georeference.as_ref()).map_or(0.0, |g| g.world_to_enu_rotation);
+                    Box::new(Imu::new(sensor, p, world.params.gravity, enu, rng))
                 }
                 SensorKind::Gnss(p) => {
                     let gnss = Gnss::new(sensor.clone(), p, world, rng);
@@ -187,29 +132,36 @@ impl Rig {
                             Mount::full_name(&sensor)
                         ));
                     }
-                    rig.gnss.push((mount, gnss));
+                    Box::new(gnss)
                 }
                 SensorKind::Camera(p) => match Lens::new(&p.intrinsics) {
-                    Ok(lens) => rig.cameras.push((
-                        mount,
-                        Camera {
-                            sensor,
-                            lens,
-                            antialias: p.antialias,
-                            visibility: Visibility::default(),
-                        },
-                    )),
-                    Err(e) => rig
-                        .notices
-                        .push(format!("camera `{}`: {e}", Mount::full_name(&sensor))),
+                    Ok(lens) => Box::new(Camera {
+                        sensor,
+                        lens,
+                        antialias: p.antialias,
+                        visibility: Visibility::default(),
+                    }),
+                    Err(e) => {
+                        let name = Mount::full_name(&sensor);
+                        rig.notices.push(format!("camera `{name}`: {e}"));
+                        continue;
+                    }
                 },
                 SensorKind::RgbdCamera(p) => match RgbdCamera::new(sensor.clone(), p, rng) {
-                    Ok(camera) => rig.rgbds.push((mount, camera)),
-                    Err(e) => rig
-                        .notices
-                        .push(format!("rgbd_camera `{}`: {e}", Mount::full_name(&sensor))),
+                    Ok(camera) => Box::new(camera),
+                    Err(e) => {
+                        let name = Mount::full_name(&sensor);
+                        rig.notices.push(format!("rgbd_camera `{name}`: {e}"));
+                        continue;
+                    }
                 },
-            }
+            };
+            let list = match unit.pass() {
+                Pass::Spinning => &mut rig.spinning,
+                Pass::Parallel => &mut rig.parallel,
+                Pass::Sequential => &mut rig.sequential,
+            };
+            list.push((mount, unit, index));
         }
         rig
     }
@@ -234,36 +186,44 @@ impl Rig {
     }
 
     fn reach_plan(&self) -> ReachPlan {
-        let lidars =
-            (self.lidars.iter()).map(|(m, l)| (m.clone(), Reaching::Lidar(l.reach_plan())));
-        let lasers =
-            (self.lasers.iter()).map(|(m, l)| (m.clone(), Reaching::WhenDue(l.max_range())));
-        let cameras = (self.cameras.iter()).map(|(m, c)| {
-            let range = c.lens.intrinsics().clip_max as f32;
-            (m.clone(), Reaching::WhenDue(range))
-        });
-        let rgbds = (self.rgbds.iter()).map(|(m, c)| (m.clone(), Reaching::WhenDue(c.max_range())));
+        // Lidars, then the others in world order (the reach's order does not matter).
+        let units = self
+            .spinning
+            .iter()
+            .chain(&self.parallel)
+            .chain(&self.sequential);
         ReachPlan {
-            sensors: lidars.chain(lasers).chain(cameras).chain(rgbds).collect(),
+            sensors: units
+                .filter_map(|(m, u, _)| Some((m.clone(), u.reaching()?)))
+                .collect(),
             schedule: self.schedule.clone(),
         }
     }
 
     /// How every camera finds what its pixels see (rasterised by default).
     pub fn set_camera_visibility(&mut self, visibility: Visibility) {
-        for (_, c) in &mut self.cameras {
-            c.visibility = visibility;
-        }
-        for (_, c) in &mut self.rgbds {
-            c.visibility = visibility;
+        for (_, unit, _) in self.units_mut() {
+            unit.set_visibility(visibility);
         }
     }
 
-    /// The cameras and RGB-D cameras, as `vehicle/sensor` (or `world/sensor`) names.
+    fn units_mut(&mut self) -> impl Iterator<Item = &mut Unit> {
+        (self.spinning.iter_mut())
+            .chain(&mut self.parallel)
+            .chain(&mut self.sequential)
+    }
+
+    /// The sensors that can be captured alone (cameras and RGB-D cameras), as
+    /// `vehicle/sensor` (or `world/sensor`) names, in world order.
     pub fn camera_names(&self) -> Vec<String> {
-        let cameras = self.cameras.iter().map(|(m, _)| &m.sensor);
-        let rgbds = self.rgbds.iter().map(|(m, _)| &m.sensor);
-        cameras.chain(rgbds).map(Mount::full_name).collect()
+        let mut cameras: Vec<&Unit> = (self.parallel.iter())
+            .filter(|(_, u, _)| matches!(u.rank(), 3 | 4))
+            .collect();
+        cameras.sort_by_key(|(_, u, index)| (u.rank(), *index));
+        cameras
+            .iter()
+            .map(|(m, _, _)| Mount::full_name(&m.sensor))
+            .collect()
     }
 
     /// Captures the camera or RGB-D camera `full_name` (`vehicle/sensor` or `world/sensor`)
@@ -274,23 +234,18 @@ impl Rig {
         sim: &Simulation,
         view: &SceneView<'_>,
     ) -> Option<Observation> {
-        let now = sim.time();
-        if let Some((mount, camera)) = self
-            .cameras
-            .iter()
-            .find(|(m, _)| Mount::full_name(&m.sensor) == full_name)
-        {
-            let pose = mount.world_from_sensor(sim);
-            let frame = camera.render(view, &pose, &self.lighting, now);
-            return Some(Observation::Camera(frame));
-        }
-        let (mount, camera) = self
-            .rgbds
-            .iter_mut()
-            .find(|(m, _)| Mount::full_name(&m.sensor) == full_name)?;
-        let pose = mount.world_from_sensor(sim);
-        let frame = camera.capture(view, &pose, &self.lighting, now);
-        Some(Observation::Rgbd(Box::new(frame)))
+        let cx = StepContext {
+            sim,
+            view,
+            now: sim.time(),
+            lighting: &self.lighting,
+            flat: FlatCache::new(&self.flat),
+        };
+        let (mount, unit, _) = (self.spinning.iter_mut())
+            .chain(&mut self.parallel)
+            .chain(&mut self.sequential)
+            .find(|(m, _, _)| Mount::full_name(&m.sensor) == full_name)?;
+        unit.capture(&cx, mount)
     }
 
     /// What the world has that is not measured (one line each).
@@ -302,77 +257,39 @@ impl Rig {
     /// updated to that step); returns the observations completed, lidars first, each group in
     /// world order.
     pub fn step(&mut self, sim: &Simulation, view: &SceneView<'_>) -> Vec<Observation> {
-        let now = sim.time();
         let due = self.schedule.due(sim);
+        let cx = StepContext {
+            sim,
+            view,
+            now: sim.time(),
+            lighting: &self.lighting,
+            flat: FlatCache::new(&self.flat),
+        };
+        let is_due = |m: &Mount| due.contains(&m.sensor);
         // Lidars and cameras due now work side by side (each is also parallel inside: together
         // they keep every core busy through each one's sequential parts); each depends only on
         // its own state, so the observations do not depend on the thread count.
-        let lighting = &self.lighting;
-        let (lidar_scans, (frames, rgbd_frames)) = rayon::join(
+        let (spun, parallel) = rayon::join(
             || {
-                crate::tasks::map_spinning(&mut self.lidars, |(mount, lidar)| {
-                    let pose = mount.world_from_sensor(sim);
-                    let is_due = due.contains(&mount.sensor);
-                    lidar.step(view, &pose, now, is_due)
+                crate::tasks::map_spinning(&mut self.spinning, |(mount, unit, index)| {
+                    (unit.rank(), *index, unit.measure(&cx, mount, is_due(mount)))
                 })
             },
             || {
-                rayon::join(
-                    || {
-                        self.cameras
-                            .par_iter()
-                            .filter(|(m, _)| due.contains(&m.sensor))
-                            .map(|(mount, camera)| {
-                                let pose = mount.world_from_sensor(sim);
-                                Observation::Camera(camera.render(view, &pose, lighting, now))
-                            })
-                            .collect::<Vec<_>>()
-                    },
-                    || {
-                        self.rgbds
-                            .par_iter_mut()
-                            .filter(|(m, _)| due.contains(&m.sensor))
-                            .map(|(mount, camera)| {
-                                let pose = mount.world_from_sensor(sim);
-                                let frame = camera.capture(view, &pose, lighting, now);
-                                Observation::Rgbd(Box::new(frame))
-                            })
-                            .collect::<Vec<_>>()
-                    },
-                )
+                (self.parallel.par_iter_mut())
+                    .map(|(mount, unit, index)| {
+                        (unit.rank(), *index, unit.measure(&cx, mount, is_due(mount)))
+                    })
+                    .collect::<Vec<_>>()
             },
         );
-        let mut out: Vec<Observation> = (lidar_scans.into_iter().flatten())
-            .map(Observation::PointCloud)
-            .collect();
-        // The 2D world, built at most once per step for each `bodies_visible` setting.
-        let mut flat = [None, None];
-        for (mount, laser) in &mut self.lasers {
-            if !due.contains(&mount.sensor) {
-                continue;
-            }
-            let pose = mount.world_from_sensor(sim);
-            let bodies = laser.bodies_visible();
-            let world =
-                flat[usize::from(bodies)].get_or_insert_with(|| self.flat.at(sim, view, bodies));
-            out.push(Observation::LaserScan(laser.scan(view, world, &pose, now)));
-        }
-        for (mount, imu) in &mut self.imus {
-            let (position, rotation) = mount.world_pose(sim);
-            imu.record(now, position, rotation);
-            if due.contains(&mount.sensor) {
-                out.push(Observation::Imu(imu.sample(now)));
-            }
-        }
-        out.extend(frames);
-        out.extend(rgbd_frames);
-        for (mount, gnss) in &mut self.gnss {
-            if due.contains(&mount.sensor) {
-                let (position, _) = mount.world_pose(sim);
-                out.extend(gnss.fix(position, now).map(Observation::Gnss));
-            }
-        }
-        out
+        let sequential = (self.sequential.iter_mut()).map(|(mount, unit, index)| {
+            (unit.rank(), *index, unit.measure(&cx, mount, is_due(mount)))
+        });
+        let mut all: Vec<_> = spun.into_iter().chain(parallel).chain(sequential).collect();
+        // Kinds in rank order, each in world order.
+        all.sort_by_key(|(rank, index, _)| (*rank, *index));
+        all.into_iter().flat_map(|(_, _, o)| o).collect()
     }
 }
 
@@ -383,14 +300,6 @@ pub struct ReachPlan {
     sensors: Vec<(Mount, Reaching)>,
     /// When each sensor measures.
     schedule: Schedule,
-}
-
-#[derive(Clone, Debug)]
-enum Reaching {
-    /// A lidar, from where its sweep stands.
-    Lidar(LidarReach),
-    /// Everything within this range when due, nothing otherwise.
-    WhenDue(f32),
 }
 
 impl ReachPlan {

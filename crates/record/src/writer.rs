@@ -61,29 +61,13 @@ impl Job {
                 ..
             } => {
                 messages.iter().map(|m| m.data.len()).sum::<usize>()
-                    + observations.iter().map(observation_bytes).sum::<usize>()
+                    + observations
+                        .iter()
+                        .map(Observation::held_bytes)
+                        .sum::<usize>()
             }
             Job::Metadata { entries, .. } => entries.iter().map(|(k, v)| k.len() + v.len()).sum(),
         }
-    }
-}
-
-fn observation_bytes(o: &Observation) -> usize {
-    fn camera(c: &passerby_sensors::camera::CameraFrame) -> usize {
-        c.rgb.len() + 10 * c.instance.len()
-    }
-    match o {
-        Observation::PointCloud(c) => {
-            c.points.len() * std::mem::size_of::<passerby_sensors::lidar::LidarPoint>()
-        }
-        Observation::LaserScan(s) => 4 * (s.ranges.len() + s.intensities.len()),
-        Observation::Camera(c) => camera(c),
-        Observation::Rgbd(f) => {
-            f.colour.as_ref().map_or(0, camera)
-                + f.depth.as_ref().map_or(0, |d| 2 * d.data.len())
-                + 21 * f.points.xyz.len()
-        }
-        Observation::Imu(_) | Observation::Gnss(_) => 256,
     }
 }
 

@@ -59,6 +59,26 @@ impl Observation {
         }
     }
 
+    /// About the bytes it holds (its arrays), for bounding queues of observations.
+    pub fn held_bytes(&self) -> usize {
+        fn camera(c: &crate::camera::CameraFrame) -> usize {
+            c.rgb.len() + 10 * c.instance.len()
+        }
+        match self {
+            Observation::PointCloud(c) => {
+                c.points.len() * std::mem::size_of::<crate::lidar::LidarPoint>()
+            }
+            Observation::LaserScan(s) => 4 * (s.ranges.len() + s.intensities.len()),
+            Observation::Camera(c) => camera(c),
+            Observation::Rgbd(f) => {
+                f.colour.as_ref().map_or(0, camera)
+                    + f.depth.as_ref().map_or(0, |d| 2 * d.data.len())
+                    + 21 * f.points.xyz.len()
+            }
+            Observation::Imu(_) | Observation::Gnss(_) => 256,
+        }
+    }
+
     /// How much it measured: a cloud's points, a scan's rays, an image's pixels (an RGB-D
     /// frame's colour and depth pixels), 1 for an inertial sample or a fix.
     pub fn samples(&self) -> usize {

@@ -259,282 +259,41 @@ fn check_accessor_types(gltf: &gltf::Gltf) -> Result<(), String> {
     Ok(())
 }
 
+/// `buffers`, as the readers of accessors want them.
+fn buffer_getter<'a>(
+    buffers: &'a [Vec<u8>],
+) -> impl Copy + Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> {
+    move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice)
+}
+
+/// A glTF document being read into a [`Model`], with the warnings gathered on the way.
+struct Reading<'a> {
+    path: &'a Path,
+    gltf: &'a gltf::Gltf,
+    buffers: &'a [Vec<u8>],
+    dir: &'a Path,
+    warnings: Vec<String>,
+}
+
 fn build(
     path: &Path,
     gltf: &gltf::Gltf,
     buffers: &[Vec<u8>],
     dir: &Path,
 ) -> Result<Model, AssetError> {
-    let invalid = |reason: String| AssetError::Invalid {
-        path: path.to_path_buf(),
-        reason,
+    let mut r = Reading {
+        path,
+        gltf,
+        buffers,
+        dir,
+        warnings: Vec::new(),
     };
-    let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
-    let mut warnings = Vec::new();
-
-    // Nodes and the hierarchy.
-    let mut nodes: Vec<Node> = gltf
-        .nodes()
-        .map(|n| {
-            let (t, r, s) = n.transform().decomposed();
-            Node {
-                name: n
-                    .name()
-                    .map_or_else(|| format!("node_{}", n.index()), str::to_owned),
-                parent: None,
-                rest: Trs {
-                    translation: Vec3::from(t),
-                    rotation: Quat::from_array(r).normalize(),
-                    scale: Vec3::from(s),
-                },
-            }
-        })
-        .collect();
-    for n in gltf.nodes() {
-        for c in n.children() {
-            if nodes[c.index()].parent.is_some() {
-                return Err(invalid(format!("node {} has two parents", c.index())));
-            }
-            nodes[c.index()].parent = Some(n.index());
-        }
-    }
-    let eval_order =
-        parents_first(&nodes).ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
-
-    // Materials, with their base colour textures decoded.
-    let mut materials = Vec::new();
-    for m in gltf.materials() {
-        let pbr = m.pbr_metallic_roughness();
-        let texture = pbr.base_color_texture().map(|info| {
-            let image = info.texture().source();
-            match image.source() {
-                gltf::image::Source::View { view, .. } => {
-                    let bytes = buffers
-                        .get(view.buffer().index())
-                        .and_then(|b| b.get(view.offset()..view.offset() + view.length()))
-                        .map(<[u8]>::to_vec)
-                        .ok_or_else(|| "its buffer view is out of range".to_owned());
-                    Texture::from_bytes(
-                        format!("embedded #{}", image.index()),
-                        bytes,
-                        &mut warnings,
-                    )
-                }
-                gltf::image::Source::Uri { uri, .. } => {
-                    let source = if uri.starts_with("data:") {
-                        "data URI".to_owned()
-                    } else {
-                        dir.join(percent_decode(uri)).display().to_string()
-                    };
-                    Texture::from_bytes(source, read_uri(dir, uri), &mut warnings)
-                }
-            }
-        });
-        materials.push(Material {
-            name: m.name().map_or_else(
-                || format!("material_{}", m.index().unwrap_or(0)),
-                str::to_owned,
-            ),
-            base_color: pbr.base_color_factor(),
-            texture,
-        });
-    }
-
-    // Skins.
-    let mut skins = Vec::new();
-    for skin in gltf.skins() {
-        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
-        let reader = skin.reader(get);
-        let inverse_bind: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
-            Some(m) => m.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
-            None => vec![Mat4::IDENTITY; joints.len()],
-        };
-        if inverse_bind.len() < joints.len() {
-            return Err(invalid(format!(
-                "skin {} has {} joints but {} inverse bind matrices",
-                skin.index(),
-                joints.len(),
-                inverse_bind.len()
-            )));
-        }
-        skins.push(Skin {
-            name: skin
-                .name()
-                .map_or_else(|| format!("skin_{}", skin.index()), str::to_owned),
-            joints,
-            inverse_bind,
-        });
-    }
-
-    // Meshes: one per primitive, placed by every node that instantiates the glTF mesh.
-    let mut meshes = Vec::new();
-    let mut renormalized = 0usize;
-    for node in gltf.nodes() {
-        let Some(mesh) = node.mesh() else { continue };
-        for (pi, prim) in mesh.primitives().enumerate() {
-            if prim.mode() != gltf::mesh::Mode::Triangles {
-                warnings.push(format!(
-                    "mesh {} primitive {pi}: mode {:?} skipped (only triangles are used)",
-                    mesh.index(),
-                    prim.mode()
-                ));
-                continue;
-            }
-            let reader = prim.reader(get);
-            let positions: Vec<Vec3> = reader
-                .read_positions()
-                .map(|p| p.map(Vec3::from).collect())
-                .unwrap_or_default();
-            let count = positions.len();
-            let normals: Vec<Vec3> = reader
-                .read_normals()
-                .map(|p| p.map(Vec3::from).collect())
-                .unwrap_or_default();
-            let uvs: Vec<Vec2> = reader
-                .read_tex_coords(0)
-                .map(|t| t.into_f32().map(Vec2::from).collect())
-                .unwrap_or_default();
-            let indices: Vec<u32> = match reader.read_indices() {
-                Some(i) => i.into_u32().collect(),
-                None => (0..count as u32).collect(),
-            };
-            if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
-                return Err(invalid(format!(
-                    "mesh {} uses vertex {bad} of {count}",
-                    mesh.index()
-                )));
-            }
-            let triangles: Vec<[u32; 3]> = indices
-                .chunks_exact(3)
-                .map(|t| [t[0], t[1], t[2]])
-                .collect();
-            let skin = match node.skin() {
-                Some(skin) => {
-                    let n_joints = skins[skin.index()].joints.len();
-                    let (joints, weights, fixed) = read_influences(&reader, count, n_joints)
-                        .map_err(|reason| invalid(format!("mesh {}: {reason}", mesh.index())))?;
-                    renormalized += fixed;
-                    Some(SkinBinding {
-                        skin: skin.index(),
-                        joints,
-                        weights,
-                    })
-                }
-                None => None,
-            };
-            let name = match mesh.name() {
-                Some(n) if mesh.primitives().len() > 1 => format!("{n}.{pi}"),
-                Some(n) => n.to_owned(),
-                None => format!("mesh_{}.{pi}", mesh.index()),
-            };
-            meshes.push(Mesh {
-                name,
-                node: node.index(),
-                positions,
-                normals,
-                uvs,
-                triangles,
-                material: prim.material().index(),
-                skin,
-            });
-        }
-    }
-    if renormalized > 0 {
-        warnings.push(format!("{renormalized} vertices had skin weights not summing to 1 (or more than 4 influences); renormalized"));
-    }
-
-    // Clips.
-    let mut clips = Vec::new();
-    for anim in gltf.animations() {
-        let mut channels = Vec::new();
-        for ch in anim.channels() {
-            let reader = ch.reader(get);
-            let property = match ch.target().property() {
-                gltf::animation::Property::Translation => Property::Translation,
-                gltf::animation::Property::Rotation => Property::Rotation,
-                gltf::animation::Property::Scale => Property::Scale,
-                gltf::animation::Property::MorphTargetWeights => {
-                    warnings.push(format!(
-                        "animation {}: morph target weights are not supported; channel skipped",
-                        anim.index()
-                    ));
-                    continue;
-                }
-            };
-            let interpolation = match ch.sampler().interpolation() {
-                gltf::animation::Interpolation::Step => Interpolation::Step,
-                gltf::animation::Interpolation::Linear => Interpolation::Linear,
-                gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-            };
-            let times: Vec<f32> = reader
-                .read_inputs()
-                .map(|i| i.collect())
-                .unwrap_or_default();
-            let values: Vec<f32> = match reader.read_outputs() {
-                Some(gltf::animation::util::ReadOutputs::Translations(v)) => v.flatten().collect(),
-                Some(gltf::animation::util::ReadOutputs::Scales(v)) => v.flatten().collect(),
-                Some(gltf::animation::util::ReadOutputs::Rotations(v)) => {
-                    v.into_f32().flatten().collect()
-                }
-                _ => Vec::new(),
-            };
-            let width = if property == Property::Rotation { 4 } else { 3 };
-            let per_key = if interpolation == Interpolation::CubicSpline {
-                3 * width
-            } else {
-                width
-            };
-            if times.is_empty() || values.len() != times.len() * per_key {
-                return Err(invalid(format!(
-                    "animation {} channel: {} keys but {} values",
-                    anim.index(),
-                    times.len(),
-                    values.len()
-                )));
-            }
-            if times.windows(2).any(|w| w[1] <= w[0]) || times.iter().any(|t| !t.is_finite()) {
-                return Err(invalid(format!(
-                    "animation {} channel: key times must increase",
-                    anim.index()
-                )));
-            }
-            channels.push(Channel {
-                node: ch.target().node().index(),
-                property,
-                interpolation,
-                times,
-                values,
-            });
-        }
-        let duration = channels
-            .iter()
-            .filter_map(|c| c.times.last().copied())
-            .fold(0.0f32, f32::max);
-        let name = anim
-            .name()
-            .map_or_else(|| format!("animation_{}", anim.index()), str::to_owned);
-        clips.push((
-            anim.name().is_none(),
-            Clip {
-                name,
-                duration,
-                channels,
-            },
-        ));
-    }
-    // Files that split one clip into one unnamed animation per joint can play them together.
-    let unnamed: Vec<&Clip> = clips.iter().filter(|(u, _)| *u).map(|(_, c)| c).collect();
-    let combined = (unnamed.len() > 1).then(|| Clip {
-        name: ALL_UNNAMED.to_owned(),
-        duration: unnamed.iter().map(|c| c.duration).fold(0.0, f32::max),
-        channels: unnamed
-            .iter()
-            .flat_map(|c| c.channels.iter().cloned())
-            .collect(),
-    });
-    let mut clips: Vec<Clip> = clips.into_iter().map(|(_, c)| c).collect();
-    clips.extend(combined);
-
+    let (nodes, eval_order) = r.nodes()?;
+    let materials = r.materials();
+    let skins = r.skins()?;
+    let meshes = r.meshes(&skins)?;
+    let clips = r.clips()?;
+    let warnings = r.warnings;
     Ok(Model {
         source: path.to_path_buf(),
         frame: ModelFrame {
@@ -553,6 +312,303 @@ fn build(
         materials,
         warnings,
     })
+}
+
+impl Reading<'_> {
+    fn invalid(&self, reason: String) -> AssetError {
+        AssetError::Invalid {
+            path: self.path.to_path_buf(),
+            reason,
+        }
+    }
+
+    /// Nodes and the hierarchy: each node's parent, and an order with parents first.
+    fn nodes(&mut self) -> Result<(Vec<Node>, Vec<usize>), AssetError> {
+        // Nodes and the hierarchy.
+        let mut nodes: Vec<Node> = self
+            .gltf
+            .nodes()
+            .map(|n| {
+                let (t, r, s) = n.transform().decomposed();
+                Node {
+                    name: n
+                        .name()
+                        .map_or_else(|| format!("node_{}", n.index()), str::to_owned),
+                    parent: None,
+                    rest: Trs {
+                        translation: Vec3::from(t),
+                        rotation: Quat::from_array(r).normalize(),
+                        scale: Vec3::from(s),
+                    },
+                }
+            })
+            .collect();
+        for n in self.gltf.nodes() {
+            for c in n.children() {
+                if nodes[c.index()].parent.is_some() {
+                    return Err(self.invalid(format!("node {} has two parents", c.index())));
+                }
+                nodes[c.index()].parent = Some(n.index());
+            }
+        }
+        let eval_order = parents_first(&nodes)
+            .ok_or_else(|| self.invalid("the node hierarchy has a cycle".into()))?;
+        Ok((nodes, eval_order))
+    }
+
+    fn materials(&mut self) -> Vec<Material> {
+        // Materials, with their base colour textures decoded.
+        let mut materials = Vec::new();
+        for m in self.gltf.materials() {
+            let pbr = m.pbr_metallic_roughness();
+            let texture = pbr.base_color_texture().map(|info| {
+                let image = info.texture().source();
+                match image.source() {
+                    gltf::image::Source::View { view, .. } => {
+                        let bytes = self
+                            .buffers
+                            .get(view.buffer().index())
+                            .and_then(|b| b.get(view.offset()..view.offset() + view.length()))
+                            .map(<[u8]>::to_vec)
+                            .ok_or_else(|| "its buffer view is out of range".to_owned());
+                        Texture::from_bytes(
+                            format!("embedded #{}", image.index()),
+                            bytes,
+                            &mut self.warnings,
+                        )
+                    }
+                    gltf::image::Source::Uri { uri, .. } => {
+                        let source = if uri.starts_with("data:") {
+                            "data URI".to_owned()
+                        } else {
+                            self.dir.join(percent_decode(uri)).display().to_string()
+                        };
+                        Texture::from_bytes(source, read_uri(self.dir, uri), &mut self.warnings)
+                    }
+                }
+            });
+            materials.push(Material {
+                name: m.name().map_or_else(
+                    || format!("material_{}", m.index().unwrap_or(0)),
+                    str::to_owned,
+                ),
+                base_color: pbr.base_color_factor(),
+                texture,
+            });
+        }
+        materials
+    }
+
+    fn skins(&mut self) -> Result<Vec<Skin>, AssetError> {
+        let get = buffer_getter(self.buffers);
+        // Skins.
+        let mut skins = Vec::new();
+        for skin in self.gltf.skins() {
+            let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+            let reader = skin.reader(get);
+            let inverse_bind: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
+                Some(m) => m.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+                None => vec![Mat4::IDENTITY; joints.len()],
+            };
+            if inverse_bind.len() < joints.len() {
+                return Err(self.invalid(format!(
+                    "skin {} has {} joints but {} inverse bind matrices",
+                    skin.index(),
+                    joints.len(),
+                    inverse_bind.len()
+                )));
+            }
+            skins.push(Skin {
+                name: skin
+                    .name()
+                    .map_or_else(|| format!("skin_{}", skin.index()), str::to_owned),
+                joints,
+                inverse_bind,
+            });
+        }
+        Ok(skins)
+    }
+
+    fn meshes(&mut self, skins: &[Skin]) -> Result<Vec<Mesh>, AssetError> {
+        let get = buffer_getter(self.buffers);
+        // Meshes: one per primitive, placed by every node that instantiates the glTF mesh.
+        let mut meshes = Vec::new();
+        let mut renormalized = 0usize;
+        for node in self.gltf.nodes() {
+            let Some(mesh) = node.mesh() else { continue };
+            for (pi, prim) in mesh.primitives().enumerate() {
+                if prim.mode() != gltf::mesh::Mode::Triangles {
+                    self.warnings.push(format!(
+                        "mesh {} primitive {pi}: mode {:?} skipped (only triangles are used)",
+                        mesh.index(),
+                        prim.mode()
+                    ));
+                    continue;
+                }
+                let reader = prim.reader(get);
+                let positions: Vec<Vec3> = reader
+                    .read_positions()
+                    .map(|p| p.map(Vec3::from).collect())
+                    .unwrap_or_default();
+                let count = positions.len();
+                let normals: Vec<Vec3> = reader
+                    .read_normals()
+                    .map(|p| p.map(Vec3::from).collect())
+                    .unwrap_or_default();
+                let uvs: Vec<Vec2> = reader
+                    .read_tex_coords(0)
+                    .map(|t| t.into_f32().map(Vec2::from).collect())
+                    .unwrap_or_default();
+                let indices: Vec<u32> = match reader.read_indices() {
+                    Some(i) => i.into_u32().collect(),
+                    None => (0..count as u32).collect(),
+                };
+                if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
+                    return Err(self.invalid(format!(
+                        "mesh {} uses vertex {bad} of {count}",
+                        mesh.index()
+                    )));
+                }
+                let triangles: Vec<[u32; 3]> = indices
+                    .chunks_exact(3)
+                    .map(|t| [t[0], t[1], t[2]])
+                    .collect();
+                let skin = match node.skin() {
+                    Some(skin) => {
+                        let n_joints = skins[skin.index()].joints.len();
+                        let (joints, weights, fixed) = read_influences(&reader, count, n_joints)
+                            .map_err(|reason| {
+                                self.invalid(format!("mesh {}: {reason}", mesh.index()))
+                            })?;
+                        renormalized += fixed;
+                        Some(SkinBinding {
+                            skin: skin.index(),
+                            joints,
+                            weights,
+                        })
+                    }
+                    None => None,
+                };
+                let name = match mesh.name() {
+                    Some(n) if mesh.primitives().len() > 1 => format!("{n}.{pi}"),
+                    Some(n) => n.to_owned(),
+                    None => format!("mesh_{}.{pi}", mesh.index()),
+                };
+                meshes.push(Mesh {
+                    name,
+                    node: node.index(),
+                    positions,
+                    normals,
+                    uvs,
+                    triangles,
+                    material: prim.material().index(),
+                    skin,
+                });
+            }
+        }
+        if renormalized > 0 {
+            self.warnings.push(format!("{renormalized} vertices had skin weights not summing to 1 (or more than 4 influences); renormalized"));
+        }
+        Ok(meshes)
+    }
+
+    fn clips(&mut self) -> Result<Vec<Clip>, AssetError> {
+        let get = buffer_getter(self.buffers);
+        // Clips.
+        let mut clips = Vec::new();
+        for anim in self.gltf.animations() {
+            let mut channels = Vec::new();
+            for ch in anim.channels() {
+                let reader = ch.reader(get);
+                let property = match ch.target().property() {
+                    gltf::animation::Property::Translation => Property::Translation,
+                    gltf::animation::Property::Rotation => Property::Rotation,
+                    gltf::animation::Property::Scale => Property::Scale,
+                    gltf::animation::Property::MorphTargetWeights => {
+                        self.warnings.push(format!(
+                            "animation {}: morph target weights are not supported; channel skipped",
+                            anim.index()
+                        ));
+                        continue;
+                    }
+                };
+                let interpolation = match ch.sampler().interpolation() {
+                    gltf::animation::Interpolation::Step => Interpolation::Step,
+                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                    gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+                };
+                let times: Vec<f32> = reader
+                    .read_inputs()
+                    .map(|i| i.collect())
+                    .unwrap_or_default();
+                let values: Vec<f32> = match reader.read_outputs() {
+                    Some(gltf::animation::util::ReadOutputs::Translations(v)) => {
+                        v.flatten().collect()
+                    }
+                    Some(gltf::animation::util::ReadOutputs::Scales(v)) => v.flatten().collect(),
+                    Some(gltf::animation::util::ReadOutputs::Rotations(v)) => {
+                        v.into_f32().flatten().collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let width = if property == Property::Rotation { 4 } else { 3 };
+                let per_key = if interpolation == Interpolation::CubicSpline {
+                    3 * width
+                } else {
+                    width
+                };
+                if times.is_empty() || values.len() != times.len() * per_key {
+                    return Err(self.invalid(format!(
+                        "animation {} channel: {} keys but {} values",
+                        anim.index(),
+                        times.len(),
+                        values.len()
+                    )));
+                }
+                if times.windows(2).any(|w| w[1] <= w[0]) || times.iter().any(|t| !t.is_finite()) {
+                    return Err(self.invalid(format!(
+                        "animation {} channel: key times must increase",
+                        anim.index()
+                    )));
+                }
+                channels.push(Channel {
+                    node: ch.target().node().index(),
+                    property,
+                    interpolation,
+                    times,
+                    values,
+                });
+            }
+            let duration = channels
+                .iter()
+                .filter_map(|c| c.times.last().copied())
+                .fold(0.0f32, f32::max);
+            let name = anim
+                .name()
+                .map_or_else(|| format!("animation_{}", anim.index()), str::to_owned);
+            clips.push((
+                anim.name().is_none(),
+                Clip {
+                    name,
+                    duration,
+                    channels,
+                },
+            ));
+        }
+        // Files that split one clip into one unnamed animation per joint can play them together.
+        let unnamed: Vec<&Clip> = clips.iter().filter(|(u, _)| *u).map(|(_, c)| c).collect();
+        let combined = (unnamed.len() > 1).then(|| Clip {
+            name: ALL_UNNAMED.to_owned(),
+            duration: unnamed.iter().map(|c| c.duration).fold(0.0, f32::max),
+            channels: unnamed
+                .iter()
+                .flat_map(|c| c.channels.iter().cloned())
+                .collect(),
+        });
+        let mut clips: Vec<Clip> = clips.into_iter().map(|(_, c)| c).collect();
+        clips.extend(combined);
+        Ok(clips)
+    }
 }
 
 /// Name of the clip that plays every unnamed animation of a file together.

@@ -80,8 +80,55 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
         reason,
     };
     let mut warnings = Vec::new();
+    let (nodes, index_of) = read_nodes(scene);
+    let eval_order = crate::gltf_import::parents_first(&nodes)
+        .ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let materials = read_materials(scene, dir, &mut warnings);
+    // Meshes, one per (mesh, instancing node) and material; skins per skin deformer.
+    let mut meshes = Vec::new();
+    let mut skins = Vec::new();
+    for node in scene.nodes.iter() {
+        let (Some(mesh), Some(node_index)) =
+            (node.mesh.as_ref(), index_of[node.element.typed_id as usize])
+        else {
+            continue;
+        };
+        let skin = (mesh.skin_deformers.first())
+            .map(|deformer| read_skin(mesh, deformer, &index_of, &mut skins, &mut warnings));
+        let instance = MeshInstance {
+            mesh,
+            node: node_index,
+            geometry_to_node: mat4(&node.geometry_to_node),
+            control_points: mesh.vertices.iter().map(|v| vec3(*v)).collect(),
+            skin,
+        };
+        for (material, faces) in material_parts(mesh, materials.len()) {
+            meshes.push(instance.part(material, &faces));
+        }
+    }
+    let clips = read_clips(scene, &index_of).map_err(invalid)?;
+    let frame = read_frame(scene, &mut warnings);
+    // The file's normals are per face corner; a mesh of control points gets smooth ones.
+    for mesh in &mut meshes {
+        mesh.compute_normals();
+    }
+    Ok(Model {
+        source: path.to_path_buf(),
+        frame,
+        nodes,
+        eval_order,
+        meshes,
+        skins,
+        clips,
+        materials,
+        warnings,
+    })
+}
 
-    // Nodes (skipping ufbx's synthetic root), indexed by ufbx typed_id.
+/// The nodes (skipping ufbx's synthetic root), and each ufbx node's index among them (by
+/// `typed_id`).
+fn read_nodes(scene: &ufbx::Scene) -> (Vec<Node>, Vec<Option<usize>>) {
     let mut index_of = vec![None; scene.nodes.len()];
     let mut nodes = Vec::new();
     for n in scene.nodes.iter() {
@@ -106,12 +153,12 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             nodes[me].parent = index_of[parent.element.typed_id as usize];
         }
     }
-    let eval_order = crate::gltf_import::parents_first(&nodes)
-        .ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
+    (nodes, index_of)
+}
 
-    // Materials, indexed by ufbx typed_id; a textured one shows its texture unscaled (as
-    // assimp, and as our Collada import).
-    let dir = path.parent().unwrap_or(Path::new("."));
+/// Materials, indexed by ufbx typed_id; a textured one shows its texture unscaled (as assimp,
+/// and as our Collada import).
+fn read_materials(scene: &ufbx::Scene, dir: &Path, warnings: &mut Vec<String>) -> Vec<Material> {
     let materials: Vec<Material> = scene
         .materials
         .iter()
@@ -119,7 +166,7 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             let c = m.pbr.base_color.value_vec4;
             let texture = (m.pbr.base_color.texture.as_ref())
                 .or(m.fbx.diffuse_color.texture.as_ref())
-                .map(|t| texture_of(t, dir, &mut warnings));
+                .map(|t| texture_of(t, dir, warnings));
             let base_color = match texture {
                 Some(_) => [1.0, 1.0, 1.0, c.w as f32],
                 None => [c.x as f32, c.y as f32, c.z as f32, c.w as f32],
@@ -131,173 +178,187 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             }
         })
         .collect();
+    materials
+}
 
-    // Meshes, one per (mesh, instancing node); skins per skin deformer.
-    let mut meshes = Vec::new();
-    let mut skins = Vec::new();
-    for node in scene.nodes.iter() {
-        let (Some(mesh), Some(node_index)) =
-            (node.mesh.as_ref(), index_of[node.element.typed_id as usize])
-        else {
+/// A skin deformer as a skin (appended to `skins`) and the binding of a mesh's control points.
+fn read_skin(
+    mesh: &ufbx::Mesh,
+    deformer: &ufbx::SkinDeformer,
+    index_of: &[Option<usize>],
+    skins: &mut Vec<Skin>,
+    warnings: &mut Vec<String>,
+) -> SkinBinding {
+    let skin_index = skins.len();
+    let mut joints = Vec::new();
+    let mut inverse_bind = Vec::new();
+    let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); mesh.vertices.len()];
+    for cluster in deformer.clusters.iter() {
+        let Some(bone) = cluster.bone_node.as_ref() else {
             continue;
         };
-        let geometry_to_node = mat4(&node.geometry_to_node);
-        let control_points: Vec<Vec3> = mesh.vertices.iter().map(|v| vec3(*v)).collect();
-        let skin = match mesh.skin_deformers.first() {
-            Some(deformer) => {
-                let skin_index = skins.len();
-                let mut joints = Vec::new();
-                let mut inverse_bind = Vec::new();
-                let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); control_points.len()];
-                for cluster in deformer.clusters.iter() {
-                    let Some(bone) = cluster.bone_node.as_ref() else {
-                        continue;
-                    };
-                    let Some(bone_index) = index_of[bone.element.typed_id as usize] else {
-                        continue;
-                    };
-                    let j = joints.len() as u16;
-                    joints.push(bone_index);
-                    inverse_bind.push(mat4(&cluster.geometry_to_bone));
-                    for (&v, &w) in cluster.vertices.iter().zip(cluster.weights.iter()) {
-                        if let Some(list) = influences.get_mut(v as usize)
-                            && w > 0.0
-                        {
-                            list.push((j, w as f32));
-                        }
-                    }
-                }
-                skins.push(Skin {
-                    name: deformer.element.name.to_string(),
-                    joints,
-                    inverse_bind,
-                });
-                let (joints, weights, fixed) = crate::gltf_import::top_four(influences);
-                if fixed > 0 {
-                    warnings.push(format!("mesh {}: {fixed} vertices had weights not summing to 1 or more than 4 influences; renormalized", mesh.element.name));
-                }
-                Some(SkinBinding {
-                    skin: skin_index,
-                    joints,
-                    weights,
-                })
-            }
-            None => None,
+        let Some(bone_index) = index_of[bone.element.typed_id as usize] else {
+            continue;
         };
-        // One mesh per material the faces use (all faces when there are none). Vertices are
-        // control points, one more for each further texture coordinate a control point takes
-        // (FBX keeps them per face corner; as our Collada import).
-        let parts: Vec<(Option<usize>, Vec<u32>)> = if mesh.materials.is_empty() {
-            vec![(None, (0..mesh.faces.len() as u32).collect())]
-        } else {
-            (mesh.material_parts.iter())
-                .filter(|p| p.num_triangles > 0)
-                .map(|p| {
-                    let material = mesh
-                        .materials
-                        .get(p.index as usize)
-                        .map(|m| m.element.typed_id as usize)
-                        .filter(|&m| m < materials.len());
-                    (material, p.face_indices.iter().copied().collect())
-                })
-                .collect()
-        };
-        let uv_layer = &mesh.vertex_uv;
-        let mut scratch = vec![0u32; mesh.max_face_triangles * 3];
-        for (material, faces) in parts {
-            let mut vertex_of: std::collections::HashMap<(u32, u32), u32> =
-                std::collections::HashMap::new();
-            let mut corners: Vec<(u32, u32)> = Vec::new();
-            let mut triangles = Vec::new();
-            for &f in &faces {
-                let Some(face) = mesh.faces.get(f as usize) else {
-                    continue;
-                };
-                if face.num_indices < 3 {
-                    continue;
-                }
-                let n = mesh.triangulate_face(&mut scratch, *face) as usize;
-                for t in scratch[..3 * n].chunks_exact(3) {
-                    triangles.push([t[0], t[1], t[2]].map(|corner| {
-                        let point = mesh.vertex_indices[corner as usize];
-                        let uv = if uv_layer.exists {
-                            uv_layer
-                                .indices
-                                .get(corner as usize)
-                                .copied()
-                                .unwrap_or(u32::MAX)
-                        } else {
-                            u32::MAX
-                        };
-                        *vertex_of.entry((point, uv)).or_insert_with(|| {
-                            corners.push((point, uv));
-                            corners.len() as u32 - 1
-                        })
-                    }));
-                }
+        let j = joints.len() as u16;
+        joints.push(bone_index);
+        inverse_bind.push(mat4(&cluster.geometry_to_bone));
+        for (&v, &w) in cluster.vertices.iter().zip(cluster.weights.iter()) {
+            if let Some(list) = influences.get_mut(v as usize)
+                && w > 0.0
+            {
+                list.push((j, w as f32));
             }
-            let mut positions: Vec<Vec3> = corners
-                .iter()
-                .map(|&(p, _)| {
-                    control_points
-                        .get(p as usize)
-                        .copied()
-                        .unwrap_or(Vec3::ZERO)
-                })
-                .collect();
-            if skin.is_none() {
-                // Unskinned: bake the geometry transform into the vertices.
-                for p in &mut positions {
-                    *p = geometry_to_node.transform_point3(*p);
-                }
-            }
-            // FBX's texture v grows upwards; ours (glTF's) downwards.
-            let uvs = if uv_layer.exists {
-                corners
-                    .iter()
-                    .map(|&(_, uv)| {
-                        // ufbx clamps bad indices; a missing value reads as (0, 0).
-                        let (x, y) = uv_layer
-                            .values
-                            .get(uv as usize)
-                            .map_or((0.0, 0.0), |v| (v.x, v.y));
-                        glam::Vec2::new(x as f32, 1.0 - y as f32)
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let binding = skin.as_ref().map(|s| SkinBinding {
-                skin: s.skin,
-                joints: (corners.iter())
-                    .map(|&(p, _)| s.joints.get(p as usize).copied().unwrap_or_default())
-                    .collect(),
-                weights: (corners.iter())
-                    .map(|&(p, _)| s.weights.get(p as usize).copied().unwrap_or_default())
-                    .collect(),
-            });
-            meshes.push(Mesh {
-                name: mesh.element.name.to_string(),
-                node: node_index,
-                positions,
-                normals: Vec::new(),
-                uvs,
-                triangles,
-                material,
-                skin: binding,
-            });
         }
     }
+    skins.push(Skin {
+        name: deformer.element.name.to_string(),
+        joints,
+        inverse_bind,
+    });
+    let (joints, weights, fixed) = crate::gltf_import::top_four(influences);
+    if fixed > 0 {
+        warnings.push(format!("mesh {}: {fixed} vertices had weights not summing to 1 or more than 4 influences; renormalized", mesh.element.name));
+    }
+    SkinBinding {
+        skin: skin_index,
+        joints,
+        weights,
+    }
+}
 
-    // Clips: each animation stack baked to linear keys.
+/// The faces of each material a mesh uses (all faces when it has none).
+fn material_parts(mesh: &ufbx::Mesh, materials: usize) -> Vec<(Option<usize>, Vec<u32>)> {
+    if mesh.materials.is_empty() {
+        vec![(None, (0..mesh.faces.len() as u32).collect())]
+    } else {
+        (mesh.material_parts.iter())
+            .filter(|p| p.num_triangles > 0)
+            .map(|p| {
+                let material = mesh
+                    .materials
+                    .get(p.index as usize)
+                    .map(|m| m.element.typed_id as usize)
+                    .filter(|&m| m < materials);
+                (material, p.face_indices.iter().copied().collect())
+            })
+            .collect()
+    }
+}
+
+/// A mesh as one node instances it.
+struct MeshInstance<'a> {
+    mesh: &'a ufbx::Mesh,
+    node: usize,
+    geometry_to_node: Mat4,
+    control_points: Vec<Vec3>,
+    skin: Option<SkinBinding>,
+}
+
+impl MeshInstance<'_> {
+    /// The part of `faces` (of one material): vertices are control points, one more for each
+    /// further texture coordinate a control point takes (FBX keeps them per face corner; as our
+    /// Collada import).
+    fn part(&self, material: Option<usize>, faces: &[u32]) -> Mesh {
+        let (mesh, skin, control_points) = (self.mesh, &self.skin, &self.control_points);
+        let geometry_to_node = self.geometry_to_node;
+        let node_index = self.node;
+        let uv_layer = &mesh.vertex_uv;
+        let mut scratch = vec![0u32; mesh.max_face_triangles * 3];
+        let mut vertex_of: std::collections::HashMap<(u32, u32), u32> =
+            std::collections::HashMap::new();
+        let mut corners: Vec<(u32, u32)> = Vec::new();
+        let mut triangles = Vec::new();
+        for &f in faces {
+            let Some(face) = mesh.faces.get(f as usize) else {
+                continue;
+            };
+            if face.num_indices < 3 {
+                continue;
+            }
+            let n = mesh.triangulate_face(&mut scratch, *face) as usize;
+            for t in scratch[..3 * n].chunks_exact(3) {
+                triangles.push([t[0], t[1], t[2]].map(|corner| {
+                    let point = mesh.vertex_indices[corner as usize];
+                    let uv = if uv_layer.exists {
+                        uv_layer
+                            .indices
+                            .get(corner as usize)
+                            .copied()
+                            .unwrap_or(u32::MAX)
+                    } else {
+                        u32::MAX
+                    };
+                    *vertex_of.entry((point, uv)).or_insert_with(|| {
+                        corners.push((point, uv));
+                        corners.len() as u32 - 1
+                    })
+                }));
+            }
+        }
+        let mut positions: Vec<Vec3> = corners
+            .iter()
+            .map(|&(p, _)| {
+                control_points
+                    .get(p as usize)
+                    .copied()
+                    .unwrap_or(Vec3::ZERO)
+            })
+            .collect();
+        if skin.is_none() {
+            // Unskinned: bake the geometry transform into the vertices.
+            for p in &mut positions {
+                *p = geometry_to_node.transform_point3(*p);
+            }
+        }
+        // FBX's texture v grows upwards; ours (glTF's) downwards.
+        let uvs = if uv_layer.exists {
+            corners
+                .iter()
+                .map(|&(_, uv)| {
+                    // ufbx clamps bad indices; a missing value reads as (0, 0).
+                    let (x, y) = uv_layer
+                        .values
+                        .get(uv as usize)
+                        .map_or((0.0, 0.0), |v| (v.x, v.y));
+                    glam::Vec2::new(x as f32, 1.0 - y as f32)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let binding = skin.as_ref().map(|s| SkinBinding {
+            skin: s.skin,
+            joints: (corners.iter())
+                .map(|&(p, _)| s.joints.get(p as usize).copied().unwrap_or_default())
+                .collect(),
+            weights: (corners.iter())
+                .map(|&(p, _)| s.weights.get(p as usize).copied().unwrap_or_default())
+                .collect(),
+        });
+        Mesh {
+            name: mesh.element.name.to_string(),
+            node: node_index,
+            positions,
+            normals: Vec::new(),
+            uvs,
+            triangles,
+            material,
+            skin: binding,
+        }
+    }
+}
+
+/// Clips: each animation stack baked to linear keys.
+fn read_clips(scene: &ufbx::Scene, index_of: &[Option<usize>]) -> Result<Vec<Clip>, String> {
     let mut clips = Vec::new();
     for stack in scene.anim_stacks.iter() {
         let baked =
             ufbx::bake_anim(scene, &stack.anim, ufbx::BakeOpts::default()).map_err(|e| {
-                invalid(format!(
+                format!(
                     "animation stack `{}`: {}",
                     stack.element.name, e.description
-                ))
+                )
             })?;
         let start = stack.time_begin;
         let mut channels = Vec::new();
@@ -355,7 +416,11 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
             channels,
         });
     }
+    Ok(clips)
+}
 
+/// The file's axes and unit, as it states them (assumed Y up, metres, when it does not).
+fn read_frame(scene: &ufbx::Scene, warnings: &mut Vec<String>) -> ModelFrame {
     let axes = &scene.settings.axes;
     let (right, up, front) = (axis(axes.right), axis(axes.up), axis(axes.front));
     let (right, up, front) = match (right, up, front) {
@@ -372,34 +437,20 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
     } else {
         1.0
     };
-    // The file's normals are per face corner; a mesh of control points gets smooth ones.
-    for mesh in &mut meshes {
-        mesh.compute_normals();
+    ModelFrame {
+        description: format!(
+            "FBX as stored: right {}, up {}, front {}, {} m per unit",
+            axis_name(right),
+            axis_name(up),
+            axis_name(front),
+            metres_per_unit
+        ),
+        up,
+        right,
+        front,
+        metres_per_unit,
+        assimp_from_file: Mat4::IDENTITY,
     }
-    Ok(Model {
-        source: path.to_path_buf(),
-        frame: ModelFrame {
-            description: format!(
-                "FBX as stored: right {}, up {}, front {}, {} m per unit",
-                axis_name(right),
-                axis_name(up),
-                axis_name(front),
-                metres_per_unit
-            ),
-            up,
-            right,
-            front,
-            metres_per_unit,
-            assimp_from_file: Mat4::IDENTITY,
-        },
-        nodes,
-        eval_order,
-        meshes,
-        skins,
-        clips,
-        materials,
-        warnings,
-    })
 }
 
 /// A material's texture: its embedded image, else the file its relative path names beside the

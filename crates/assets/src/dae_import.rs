@@ -264,137 +264,16 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
                 ));
                 continue;
             };
-            let Some(geometry) = url_id(&skin.source.val).and_then(|id| geometries.get(id)) else {
-                return Err(invalid(format!(
-                    "skin source {:?} not found",
-                    skin.source.val
-                )));
-            };
-            let Some((mut mesh, groups, control_points)) =
-                read_mesh(geometry, node_index).map_err(&invalid)?
+            let name = (controller.name.clone())
+                .or(controller.id.clone())
+                .unwrap_or_default();
+            let geometry = (&geometries, node_index, skins.len());
+            let Some((mesh, groups, skin)) =
+                read_skinned(&b, skin, geometry, name, &mut warnings).map_err(&invalid)?
             else {
                 continue;
             };
-            let sources: HashMap<&str, &Source> = skin
-                .sources
-                .iter()
-                .filter_map(|s| Some((s.id.as_deref()?, s)))
-                .collect();
-            let source_of = |input: &dae_parser::Input| {
-                url_id(&input.source)
-                    .and_then(|id| sources.get(id))
-                    .copied()
-            };
-            let joint_input = skin
-                .joints
-                .inputs
-                .get(skin.joints.joint)
-                .ok_or_else(|| invalid("skin without JOINT input".into()))?;
-            let joint_names = source_of(joint_input)
-                .and_then(names)
-                .ok_or_else(|| invalid("skin joints are not a Name_array".into()))?;
-            let inv_bind = skin
-                .joints
-                .inputs
-                .iter()
-                .find(|i| i.semantic == Semantic::InvBindMatrix)
-                .and_then(source_of)
-                .and_then(floats)
-                .ok_or_else(|| invalid("skin without INV_BIND_MATRIX".into()))?;
-            if inv_bind.len() < 16 * joint_names.len() {
-                return Err(invalid("fewer inverse bind matrices than joints".into()));
-            }
-            let mut joints = Vec::new();
-            for name in &joint_names {
-                joints.push(b.find_joint(name).ok_or_else(|| {
-                    invalid(format!("skin joint `{name}` is not a node of the scene"))
-                })?);
-            }
-            let inverse_bind: Vec<Mat4> = (0..joint_names.len())
-                .map(|j| row_major(&inv_bind[16 * j..16 * j + 16]))
-                .collect();
-            let bind_shape = skin
-                .bind_shape_matrix
-                .as_ref()
-                .map_or(Mat4::IDENTITY, |m| row_major(&m[..]));
-            // The skinned vertices are in the frame of the node holding the controller, at
-            // rest, then the bind shape: Blender writes a rig object's own transform as the
-            // armature node's <matrix> and puts the body's node under it with an identity
-            // matrix and an identity bind shape, while its inverse bind matrices include that
-            // transform. Without the node's frame such a character posed as if the rig had
-            // not moved (hundreds of millimetres off); where the node is at the origin, as in
-            // most files, this changes nothing.
-            let bind = b.rest_world(node_index) * bind_shape;
-            let normal_bind = bind.inverse().transpose();
-            for p in &mut mesh.positions {
-                *p = bind.transform_point3(*p);
-            }
-            for n in &mut mesh.normals {
-                *n = normal_bind.transform_vector3(*n).normalize_or_zero();
-            }
-            // Influences: (joint, weight) index pairs per vertex, offsets from the input list.
-            let vw = &skin.weights;
-            let stride = index_stride(&vw.inputs);
-            let joint_offset = vw
-                .inputs
-                .inputs
-                .get(vw.joint)
-                .map_or(0, |i| i.offset as usize);
-            let weight_input = vw
-                .inputs
-                .inputs
-                .iter()
-                .find(|i| i.input.semantic == Semantic::Weight)
-                .ok_or_else(|| invalid("skin without WEIGHT".into()))?;
-            let weight_values = source_of(&weight_input.input)
-                .and_then(floats)
-                .ok_or_else(|| invalid("skin weights are not a float_array".into()))?;
-            let weight_offset = weight_input.offset as usize;
-            // Weights are per control point, then copied to each vertex made from it.
-            let control_count = control_points.iter().max().map_or(0, |&c| c as usize + 1);
-            let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); control_count];
-            let mut at = 0usize;
-            for (v, &n) in vw.vcount.iter().enumerate() {
-                for _ in 0..n {
-                    let joint = vw.prim.get(at + joint_offset).copied().unwrap_or(-1);
-                    let weight = vw
-                        .prim
-                        .get(at + weight_offset)
-                        .and_then(|&w| weight_values.get(w as usize))
-                        .copied()
-                        .unwrap_or(0.0);
-                    at += stride;
-                    if joint >= 0
-                        && (joint as usize) < joints.len()
-                        && weight > 0.0
-                        && v < influences.len()
-                    {
-                        influences[v].push((joint as u16, weight));
-                    }
-                }
-            }
-            let influences = control_points
-                .iter()
-                .map(|&c| influences[c as usize].clone())
-                .collect();
-            let (vj, vw_, fixed) = crate::gltf_import::top_four(influences);
-            if fixed > 0 {
-                warnings.push(format!("mesh `{}`: {fixed} vertices had weights not summing to 1 or more than 4 influences; renormalized", mesh.name));
-            }
-            mesh.skin = Some(SkinBinding {
-                skin: skins.len(),
-                joints: vj,
-                weights: vw_,
-            });
-            skins.push(Skin {
-                name: controller
-                    .name
-                    .clone()
-                    .or(controller.id.clone())
-                    .unwrap_or_default(),
-                joints,
-                inverse_bind,
-            });
+            skins.push(skin);
             let bound = dae_materials::bindings(inst.data.bind_material.as_ref());
             meshes.extend(dae_materials::split(mesh, &groups, &bound, &material_ids));
         }
@@ -403,6 +282,159 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
     let clips = read_clips(doc, &b, &mut warnings).map_err(&invalid)?;
     let eval_order = crate::gltf_import::parents_first(&b.nodes)
         .ok_or_else(|| invalid("the node hierarchy has a cycle".into()))?;
+    let frame = read_frame(doc);
+    // The file's normals are per face corner; a mesh of control points gets smooth ones.
+    for mesh in &mut meshes {
+        mesh.compute_normals();
+    }
+    Ok(Model {
+        source: path.to_path_buf(),
+        frame,
+        nodes: b.nodes,
+        eval_order,
+        meshes,
+        skins,
+        clips,
+        materials,
+        warnings,
+    })
+}
+
+/// A `<skin>` controller's mesh (geometry `geometries`, node `node_index`, its skin to be
+/// the model's `skin_index`-th): posed in the frame its node gives it, with its influences;
+/// `None` for a geometry without a mesh.
+fn read_skinned(
+    b: &Builder<'_>,
+    skin: &dae_parser::Skin,
+    (geometries, node_index, skin_index): (&HashMap<&str, &Geometry>, usize, usize),
+    name: String,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(Mesh, crate::dae_materials::MaterialGroups, Skin)>, String> {
+    let Some(geometry) = url_id(&skin.source.val).and_then(|id| geometries.get(id)) else {
+        return Err(format!("skin source {:?} not found", skin.source.val));
+    };
+    let Some((mut mesh, groups, control_points)) = read_mesh(geometry, node_index)? else {
+        return Ok(None);
+    };
+    let sources: HashMap<&str, &Source> = skin
+        .sources
+        .iter()
+        .filter_map(|s| Some((s.id.as_deref()?, s)))
+        .collect();
+    let source_of = |input: &dae_parser::Input| {
+        url_id(&input.source)
+            .and_then(|id| sources.get(id))
+            .copied()
+    };
+    let joint_input = skin
+        .joints
+        .inputs
+        .get(skin.joints.joint)
+        .ok_or_else(|| String::from("skin without JOINT input"))?;
+    let joint_names = source_of(joint_input)
+        .and_then(names)
+        .ok_or_else(|| String::from("skin joints are not a Name_array"))?;
+    let inv_bind = skin
+        .joints
+        .inputs
+        .iter()
+        .find(|i| i.semantic == Semantic::InvBindMatrix)
+        .and_then(source_of)
+        .and_then(floats)
+        .ok_or_else(|| String::from("skin without INV_BIND_MATRIX"))?;
+    if inv_bind.len() < 16 * joint_names.len() {
+        return Err(String::from("fewer inverse bind matrices than joints"));
+    }
+    let mut joints = Vec::new();
+    for name in &joint_names {
+        joints.push(
+            b.find_joint(name)
+                .ok_or_else(|| format!("skin joint `{name}` is not a node of the scene"))?,
+        );
+    }
+    let inverse_bind: Vec<Mat4> = (0..joint_names.len())
+        .map(|j| row_major(&inv_bind[16 * j..16 * j + 16]))
+        .collect();
+    let bind_shape = skin
+        .bind_shape_matrix
+        .as_ref()
+        .map_or(Mat4::IDENTITY, |m| row_major(&m[..]));
+    // The skinned vertices are in the frame of the node holding the controller, at
+    // rest, then the bind shape: Blender writes a rig object's own transform as the
+    // armature node's <matrix> and puts the body's node under it with an identity
+    // matrix and an identity bind shape, while its inverse bind matrices include that
+    // transform. Without the node's frame such a character posed as if the rig had
+    // not moved (hundreds of millimetres off); where the node is at the origin, as in
+    // most files, this changes nothing.
+    let bind = b.rest_world(node_index) * bind_shape;
+    let normal_bind = bind.inverse().transpose();
+    for p in &mut mesh.positions {
+        *p = bind.transform_point3(*p);
+    }
+    for n in &mut mesh.normals {
+        *n = normal_bind.transform_vector3(*n).normalize_or_zero();
+    }
+    // Influences: (joint, weight) index pairs per vertex, offsets from the input list.
+    let vw = &skin.weights;
+    let stride = index_stride(&vw.inputs);
+    let joint_offset = vw
+        .inputs
+        .inputs
+        .get(vw.joint)
+        .map_or(0, |i| i.offset as usize);
+    let weight_input = vw
+        .inputs
+        .inputs
+        .iter()
+        .find(|i| i.input.semantic == Semantic::Weight)
+        .ok_or_else(|| String::from("skin without WEIGHT"))?;
+    let weight_values = source_of(&weight_input.input)
+        .and_then(floats)
+        .ok_or_else(|| String::from("skin weights are not a float_array"))?;
+    let weight_offset = weight_input.offset as usize;
+    // Weights are per control point, then copied to each vertex made from it.
+    let control_count = control_points.iter().max().map_or(0, |&c| c as usize + 1);
+    let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); control_count];
+    let mut at = 0usize;
+    for (v, &n) in vw.vcount.iter().enumerate() {
+        for _ in 0..n {
+            let joint = vw.prim.get(at + joint_offset).copied().unwrap_or(-1);
+            let weight = vw
+                .prim
+                .get(at + weight_offset)
+                .and_then(|&w| weight_values.get(w as usize))
+                .copied()
+                .unwrap_or(0.0);
+            at += stride;
+            if joint >= 0 && (joint as usize) < joints.len() && weight > 0.0 && v < influences.len()
+            {
+                influences[v].push((joint as u16, weight));
+            }
+        }
+    }
+    let influences = control_points
+        .iter()
+        .map(|&c| influences[c as usize].clone())
+        .collect();
+    let (vj, vw_, fixed) = crate::gltf_import::top_four(influences);
+    if fixed > 0 {
+        warnings.push(format!("mesh `{}`: {fixed} vertices had weights not summing to 1 or more than 4 influences; renormalized", mesh.name));
+    }
+    mesh.skin = Some(SkinBinding {
+        skin: skin_index,
+        joints: vj,
+        weights: vw_,
+    });
+    let skin = Skin {
+        name,
+        joints,
+        inverse_bind,
+    };
+    Ok(Some((mesh, groups, skin)))
+}
+
+/// The file's axes and unit as it states them, and how assimp turns them.
+fn read_frame(doc: &Document) -> ModelFrame {
     let (right, up, front, axis_name) = match doc.asset.up_axis {
         dae_parser::UpAxis::XUp => (Vec3::NEG_Y, Vec3::X, Vec3::Z, "X_UP"),
         dae_parser::UpAxis::YUp => (Vec3::X, Vec3::Y, Vec3::Z, "Y_UP"),
@@ -423,28 +455,14 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         dae_parser::UpAxis::ZUp => Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2),
     };
     let assimp_from_file = to_y_up * Mat4::from_scale(Vec3::splat(metres_per_unit));
-    // The file's normals are per face corner; a mesh of control points gets smooth ones.
-    for mesh in &mut meshes {
-        mesh.compute_normals();
+    ModelFrame {
+        description: format!("Collada as stored: {axis_name}, {metres_per_unit} m per unit"),
+        right,
+        up,
+        front,
+        metres_per_unit,
+        assimp_from_file,
     }
-    Ok(Model {
-        source: path.to_path_buf(),
-        frame: ModelFrame {
-            description: format!("Collada as stored: {axis_name}, {metres_per_unit} m per unit"),
-            right,
-            up,
-            front,
-            metres_per_unit,
-            assimp_from_file,
-        },
-        nodes: b.nodes,
-        eval_order,
-        meshes,
-        skins,
-        clips,
-        materials,
-        warnings,
-    })
 }
 
 /// An animated transform element: key times and values (16 for a matrix, 1 for an angle, …).

@@ -120,21 +120,13 @@ impl SceneReader<'_> {
         else {
             return;
         };
-        // MAVS's base rotation: Y to Z is Rx(-90°), Y to X is Rz(+90°); both: Rz·Rx.
-        let mut base = DMat3::IDENTITY;
-        if y_to_z == Some(true) {
-            base = DMat3::from_rotation_x(-std::f64::consts::FRAC_PI_2) * base;
-        }
-        if y_to_x == Some(true) {
-            base = DMat3::from_rotation_z(std::f64::consts::FRAC_PI_2) * base;
-        }
-        let linear = base * DMat3::from_diagonal(DVec3::splat(mesh_scale));
-        let row = |i: usize| [linear.x_axis[i], linear.y_axis[i], linear.z_axis[i], 0.0];
-        let body = KeyframeMeshes {
+        let body = keyframe_meshes(
             frames,
             frame_rate,
-            object_from_model: [row(0), row(1), row(2)],
-        };
+            mesh_scale,
+            y_to_x == Some(true),
+            y_to_z == Some(true),
+        );
         // The label file names frames as `folder/name`.
         let first = body.frames[0].rsplit('/').next().unwrap_or_default();
         let label = self
@@ -212,67 +204,18 @@ impl SceneReader<'_> {
                 ));
             }
             "circle" => {
-                // About the origin, through the start (from the origin MAVS jumps to (10, 0)).
-                // The circle controller is centred on the initial pose and starts to the right
-                // of its heading: heading = the start's bearing + 90°.
-                let radius = start[0].hypot(start[1]);
-                let (bearing, radius) = if radius > 0.0 {
-                    (start[1].atan2(start[0]), radius)
-                } else {
-                    (0.0, 10.0)
-                };
-                let behavior = Behavior::Circle { speed, radius };
-                let centre = at([0.0, 0.0, start[2]], bearing + std::f64::consts::FRAC_PI_2);
+                let (centre, behavior) = circle_about_origin(start, speed);
                 self.world
                     .actors
                     .push(actor(format!("{stem}_{}", n + 1), centre, Some(behavior)));
             }
             "crowd" => {
-                let r = &mut *self.report;
-                let number = r.optional(entry, path, "Number", 0.0, Report::number);
-                let bounds = match entry.get("Bounding Box") {
-                    None => Some([[-100.0, -100.0], [100.0, 100.0]]),
-                    Some(bb) => {
-                        let bpath = format!("{path}.Bounding Box");
-                        r.array(bb, &bpath).and_then(|items| {
-                            if items.len() != 2 {
-                                r.error(bb.span, &bpath, format!("expected [[xmin, ymin], [xmax, ymax]], found an array of {}", items.len()));
-                                return None;
-                            }
-                            Some([r.numbers::<2>(&items[0], &format!("{bpath}[0]"))?, r.numbers::<2>(&items[1], &format!("{bpath}[1]"))?])
-                        })
-                    }
-                };
-                let (Some(number), Some([lo, hi])) = (number, bounds) else {
+                let Some(people) = self.crowd(entry, path, index, start[2], speed) else {
                     return;
                 };
-                if number < 0.0 || number.fract() != 0.0 || number > 100_000.0 {
-                    r.error(
-                        entry.span,
-                        &format!("{path}.Number"),
-                        format!("expected a whole number of people, found {number}"),
-                    );
-                    return;
-                }
-                let mut rng =
-                    ChaCha8Rng::seed_from_u64(self.seed ^ 0xC0_0D ^ ((index as u64 + 1) << 32));
-                for k in 0..number as usize {
-                    let p = [
-                        lo[0] + (hi[0] - lo[0]) * rng.random::<f64>(),
-                        lo[1] + (hi[1] - lo[1]) * rng.random::<f64>(),
-                        start[2],
-                    ];
-                    let yaw = rng.random::<f64>() * std::f64::consts::TAU;
-                    let behavior = Behavior::WanderInBox {
-                        speed,
-                        min: lo,
-                        max: hi,
-                    };
-                    self.world.actors.push(actor(
-                        format!("{stem}_{}", n + k + 1),
-                        at(p, yaw),
-                        Some(behavior),
-                    ));
+                for (k, (pose, behavior)) in people.into_iter().enumerate() {
+                    let name = format!("{stem}_{}", n + k + 1);
+                    self.world.actors.push(actor(name, pose, Some(behavior)));
                 }
             }
             other => {
@@ -290,6 +233,77 @@ impl SceneReader<'_> {
                 ));
             }
         }
+    }
+
+    /// A MAVS crowd: `Number` people wandering in the `Bounding Box` (default ±100 m), each
+    /// placed and turned at random by the entry's own generator, at height `z`.
+    fn crowd(
+        &mut self,
+        entry: &Value,
+        path: &str,
+        index: usize,
+        z: f64,
+        speed: f64,
+    ) -> Option<Vec<(Pose3, Behavior)>> {
+        let r = &mut *self.report;
+        let number = r.optional(entry, path, "Number", 0.0, Report::number);
+        let bounds = match entry.get("Bounding Box") {
+            None => Some([[-100.0, -100.0], [100.0, 100.0]]),
+            Some(bb) => {
+                let bpath = format!("{path}.Bounding Box");
+                r.array(bb, &bpath).and_then(|items| {
+                    if items.len() != 2 {
+                        r.error(
+                            bb.span,
+                            &bpath,
+                            format!(
+                                "expected [[xmin, ymin], [xmax, ymax]], found an array of {}",
+                                items.len()
+                            ),
+                        );
+                        return None;
+                    }
+                    Some([
+                        r.numbers::<2>(&items[0], &format!("{bpath}[0]"))?,
+                        r.numbers::<2>(&items[1], &format!("{bpath}[1]"))?,
+                    ])
+                })
+            }
+        };
+        let (number, [lo, hi]) = (number?, bounds?);
+        if number < 0.0 || number.fract() != 0.0 || number > 100_000.0 {
+            r.error(
+                entry.span,
+                &format!("{path}.Number"),
+                format!("expected a whole number of people, found {number}"),
+            );
+            return None;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ 0xC0_0D ^ ((index as u64 + 1) << 32));
+        let people = (0..number as usize)
+            .map(|_| {
+                let p = [
+                    lo[0] + (hi[0] - lo[0]) * rng.random::<f64>(),
+                    lo[1] + (hi[1] - lo[1]) * rng.random::<f64>(),
+                    z,
+                ];
+                let yaw = rng.random::<f64>() * std::f64::consts::TAU;
+                let pose = Pose3 {
+                    x: p[0],
+                    y: p[1],
+                    z: p[2],
+                    yaw,
+                    ..Pose3::default()
+                };
+                let behavior = Behavior::WanderInBox {
+                    speed,
+                    min: lo,
+                    max: hi,
+                };
+                (pose, behavior)
+            })
+            .collect();
+        Some(people)
     }
 
     /// The frame files named by a frame list: whitespace-separated names of files in `folder`.
@@ -370,4 +384,47 @@ impl SceneReader<'_> {
         }
         Some(points)
     }
+}
+
+/// A keyframe body as MAVS places its frames: scaled by `mesh_scale`, then its base rotation
+/// (Y to Z is Rx(-90°), Y to X is Rz(+90°); both: Rz·Rx).
+fn keyframe_meshes(
+    frames: Vec<String>,
+    frame_rate: f64,
+    mesh_scale: f64,
+    y_to_x: bool,
+    y_to_z: bool,
+) -> KeyframeMeshes {
+    let mut base = DMat3::IDENTITY;
+    if y_to_z {
+        base = DMat3::from_rotation_x(-std::f64::consts::FRAC_PI_2) * base;
+    }
+    if y_to_x {
+        base = DMat3::from_rotation_z(std::f64::consts::FRAC_PI_2) * base;
+    }
+    let linear = base * DMat3::from_diagonal(DVec3::splat(mesh_scale));
+    let row = |i: usize| [linear.x_axis[i], linear.y_axis[i], linear.z_axis[i], 0.0];
+    KeyframeMeshes {
+        frames,
+        frame_rate,
+        object_from_model: [row(0), row(1), row(2)],
+    }
+}
+
+/// MAVS's "circle": about the origin, through the start (from the origin MAVS jumps to
+/// (10, 0)). Our circle controller is centred on the initial pose and starts to the right of
+/// its heading: the pose is the origin, heading the start's bearing + 90°.
+fn circle_about_origin(start: [f64; 3], speed: f64) -> (Pose3, Behavior) {
+    let radius = start[0].hypot(start[1]);
+    let (bearing, radius) = if radius > 0.0 {
+        (start[1].atan2(start[0]), radius)
+    } else {
+        (0.0, 10.0)
+    };
+    let centre = Pose3 {
+        z: start[2],
+        yaw: bearing + std::f64::consts::FRAC_PI_2,
+        ..Pose3::default()
+    };
+    (centre, Behavior::Circle { speed, radius })
 }

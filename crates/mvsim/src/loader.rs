@@ -42,22 +42,36 @@ pub(crate) struct Loader<'o> {
     pub vars: BTreeMap<String, String>,
     /// Extra value-time variables of the object being read (`NAME`, `PARENT_NAME`).
     pub object_vars: BTreeMap<String, String>,
-    /// Files being included, outermost first, to detect cycles.
-    include_stack: Vec<PathBuf>,
-    /// `<for>` iterations so far.
-    for_iterations: u64,
-    /// Includes expanded so far, and the bytes they read (bounded by the load's limits, so
-    /// that files including each other twice cannot fan out exponentially).
-    includes: u64,
-    included_bytes: u64,
+    /// How far includes and loops have expanded, against the load's bounds.
+    expansion: Expansion,
     /// Bytes per simulated second the sensors read so far will record.
     pub world_bytes_per_second: f64,
-    pub block_classes: HashMap<String, Rc<Element>>,
-    pub vehicle_classes: HashMap<String, Rc<Element>>,
-    pub actor_classes: HashMap<String, Rc<Element>>,
+    /// `<block:class>`, `<vehicle:class>` and `<actor:class>` definitions by name.
+    classes: Classes,
     pub world: World,
     /// Names taken by blocks, vehicles and actors (one namespace, as joints refer to any body).
     pub body_names: HashSet<String>,
+}
+
+/// How far a load has expanded its includes and loops (each bounded by the load's limits, so
+/// that files including each other twice cannot fan out exponentially).
+#[derive(Default)]
+struct Expansion {
+    /// Files being included, outermost first, to detect cycles.
+    stack: Vec<PathBuf>,
+    /// `<for>` iterations so far.
+    for_iterations: u64,
+    /// Includes expanded so far, and the bytes they read.
+    includes: u64,
+    included_bytes: u64,
+}
+
+/// Class definitions by kind and name.
+#[derive(Default)]
+struct Classes {
+    block: HashMap<String, Rc<Element>>,
+    vehicle: HashMap<String, Rc<Element>>,
+    actor: HashMap<String, Rc<Element>>,
 }
 
 /// Tags the world dispatcher understands besides global scalar parameters.
@@ -91,14 +105,9 @@ impl<'o> Loader<'o> {
             rng: ExprRng::new(opts.seed),
             vars: BTreeMap::new(),
             object_vars: BTreeMap::new(),
-            include_stack: Vec::new(),
-            for_iterations: 0,
-            includes: 0,
-            included_bytes: 0,
+            expansion: Expansion::default(),
             world_bytes_per_second: 0.0,
-            block_classes: HashMap::new(),
-            vehicle_classes: HashMap::new(),
-            actor_classes: HashMap::new(),
+            classes: Classes::default(),
             world: World::default(),
             body_names: HashSet::new(),
         }
@@ -124,7 +133,7 @@ impl<'o> Loader<'o> {
     /// Loads the top-level world file given as text.
     pub fn load_root(&mut self, path: &Path, text: String) {
         let file = self.sources.add(path, text);
-        self.include_stack.push(path.to_path_buf());
+        self.expansion.stack.push(path.to_path_buf());
         self.world.source = path.to_path_buf();
         let text = self.sources.file(file).text.clone();
         let Some(roots) = xml::parse(file, &text, &mut self.diags) else {
@@ -194,7 +203,7 @@ impl<'o> Loader<'o> {
                 if let Some(roots) = self.include(el) {
                     let nodes: Vec<Node> = roots.into_iter().map(Node::Element).collect();
                     self.world_nodes(&nodes);
-                    self.include_stack.pop();
+                    self.expansion.stack.pop();
                 }
             }
             "for" => self.for_loop(el, &mut |l, children| l.world_nodes(children)),
@@ -352,8 +361,8 @@ impl<'o> Loader<'o> {
         }
         for child in children {
             for i in from..=to {
-                self.for_iterations += 1;
-                if self.for_iterations > MAX_TOTAL_FOR_ITERATIONS {
+                self.expansion.for_iterations += 1;
+                if self.expansion.for_iterations > MAX_TOTAL_FOR_ITERATIONS {
                     self.diags.error(el.span, format!("`<for>` loops run more than {MAX_TOTAL_FOR_ITERATIONS} iterations in all"));
                     return;
                 }
@@ -417,9 +426,10 @@ impl<'o> Loader<'o> {
             }
         }
         let path = normalize(&path);
-        if self.include_stack.contains(&path) {
+        if self.expansion.stack.contains(&path) {
             let chain: Vec<String> = self
-                .include_stack
+                .expansion
+                .stack
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
@@ -439,7 +449,7 @@ impl<'o> Loader<'o> {
             );
             return None;
         }
-        if self.include_stack.len() >= MAX_INCLUDE_DEPTH {
+        if self.expansion.stack.len() >= MAX_INCLUDE_DEPTH {
             self.diags.error(
                 span,
                 format!("includes nested more than {MAX_INCLUDE_DEPTH} deep"),
@@ -457,9 +467,9 @@ impl<'o> Loader<'o> {
             return None;
         }
         let limits = &self.opts.limits;
-        if self.includes >= limits.max_includes {
+        if self.expansion.includes >= limits.max_includes {
             // Said once: the includes past the limit are many, and each would say it again.
-            if self.includes == limits.max_includes {
+            if self.expansion.includes == limits.max_includes {
                 self.diags.error(
                     span,
                     format!(
@@ -467,7 +477,7 @@ impl<'o> Loader<'o> {
                         limits.max_includes
                     ),
                 );
-                self.includes += 1;
+                self.expansion.includes += 1;
             }
             return None;
         }
@@ -481,10 +491,10 @@ impl<'o> Loader<'o> {
                 return None;
             }
         };
-        self.includes += 1;
-        self.included_bytes += bytes.len() as u64;
-        if self.included_bytes > limits.max_included_bytes {
-            if self.included_bytes - (bytes.len() as u64) <= limits.max_included_bytes {
+        self.expansion.includes += 1;
+        self.expansion.included_bytes += bytes.len() as u64;
+        if self.expansion.included_bytes > limits.max_included_bytes {
+            if self.expansion.included_bytes - (bytes.len() as u64) <= limits.max_included_bytes {
                 self.diags.error(
                     span,
                     format!(
@@ -505,7 +515,7 @@ impl<'o> Loader<'o> {
             return None;
         }
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        tracing::debug!(file = %path.display(), depth = self.include_stack.len(), "including");
+        tracing::debug!(file = %path.display(), depth = self.expansion.stack.len(), "including");
         let file = self.sources.add(&path, text);
         let text = self.sources.file(file).text.clone();
         let roots = xml::parse(file, &text, &mut self.diags)?;
@@ -527,7 +537,7 @@ impl<'o> Loader<'o> {
         for root in &mut roots {
             self.substitute_tree(root, &attrs, file);
         }
-        self.include_stack.push(path);
+        self.expansion.stack.push(path);
         Some(roots)
     }
 
@@ -587,7 +597,7 @@ impl<'o> Loader<'o> {
                     if let Some(roots) = self.include(c) {
                         let nodes: Vec<Node> = roots.into_iter().map(Node::Element).collect();
                         self.expand_into(&nodes, out);
-                        self.include_stack.pop();
+                        self.expansion.stack.pop();
                     }
                 }
                 Node::Element(c) if c.name == "if" => {
@@ -606,9 +616,9 @@ impl<'o> Loader<'o> {
         };
         let body = Rc::new(self.expand_body(el));
         let registry = match kind {
-            ClassKind::Block => &mut self.block_classes,
-            ClassKind::Vehicle => &mut self.vehicle_classes,
-            ClassKind::Actor => &mut self.actor_classes,
+            ClassKind::Block => &mut self.classes.block,
+            ClassKind::Vehicle => &mut self.classes.vehicle,
+            ClassKind::Actor => &mut self.classes.actor,
         };
         if registry.insert(name.trim().to_owned(), body).is_some() {
             self.diags.warning(
@@ -626,9 +636,9 @@ impl<'o> Loader<'o> {
         let (name, span) = self.optional_attr(el, "class")?;
         let name = name.trim().to_owned();
         let registry = match kind {
-            ClassKind::Block => &self.block_classes,
-            ClassKind::Vehicle => &self.vehicle_classes,
-            ClassKind::Actor => &self.actor_classes,
+            ClassKind::Block => &self.classes.block,
+            ClassKind::Vehicle => &self.classes.vehicle,
+            ClassKind::Actor => &self.classes.actor,
         };
         if let Some(class) = registry.get(&name) {
             return Some((name, class.clone()));

@@ -25,9 +25,11 @@
 //! ```
 
 mod engine;
+pub mod inputs;
 mod labels;
 mod load;
 pub mod report;
+mod time;
 
 pub use engine::{Engine, EngineError, StageTimes};
 pub use labels::{actor_labels, label_tables};
@@ -36,3 +38,4 @@ pub use passerby_mavs::YprConvention;
 pub use passerby_record::dump::Dumper;
 pub use passerby_record::{ChunkCompression, Recorder, Sink, SinkError, Snapshot};
 pub use passerby_sensors::Observation;
+pub use time::parse_start_time;

@@ -8,10 +8,10 @@
 
 use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, thread_pool};
-use anyhow::Context as _;
 use clap::Args;
-use passerby_diag::Diagnostic;
-use passerby_engine::{ChunkCompression, Dumper, Engine, Recorder, actor_labels, label_tables};
+use passerby_engine::{
+    ChunkCompression, Dumper, Engine, Recorder, actor_labels, inputs, label_tables,
+};
 use passerby_scene::BuiltScene;
 use passerby_world::{TimedCommand, TimedTransform, World};
 use std::path::{Path, PathBuf};
@@ -68,8 +68,8 @@ pub enum Compression {
 
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let epoch = parse_start_time(&args.start_time)
-        .with_context(|| format!("--start-time `{}`", args.start_time))?;
+    let epoch = passerby_engine::parse_start_time(&args.start_time)
+        .map_err(|e| anyhow::anyhow!("--start-time `{}`: {e}", args.start_time))?;
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         anyhow::bail!("--duration must be a positive number of seconds");
     }
@@ -234,56 +234,12 @@ fn read_timed(
     world: &World,
     built: &BuiltScene,
 ) -> Option<Option<(Vec<TimedTransform>, Vec<TimedCommand>)>> {
-    let is_vehicle = |name: &str| world.vehicles.iter().any(|v| v.name == name);
     let commands = match &args.commands {
-        Some(path) => {
-            let mut p = passerby_timed::read_commands(path);
-            for (row, place) in p.value.iter().flat_map(|v| v.rows.iter().zip(&v.places)) {
-                if !is_vehicle(&row.vehicle) {
-                    let message = format!("no vehicle `{}` in the world", row.vehicle);
-                    p.diagnostics.push(Diagnostic::error(place.object, message));
-                }
-            }
-            Some(rows_or_report(p)?)
-        }
+        Some(path) => Some(rows_or_report(inputs::read_commands(path, world))?),
         None => None,
     };
     let transforms = match &args.transforms {
-        Some(path) => {
-            let mut p = passerby_timed::read_transforms(path);
-            for (row, place) in (p.value.iter_mut()).flat_map(|v| v.rows.iter_mut().zip(&v.places))
-            {
-                let block = world.blocks.iter().find(|b| b.name == row.object);
-                let known = is_vehicle(&row.object)
-                    || block.is_some()
-                    || world.actors.iter().any(|a| a.name == row.object);
-                let error = if !known {
-                    Some((
-                        place.object,
-                        format!("no actor, vehicle or block `{}` in the world", row.object),
-                    ))
-                } else if block.is_some_and(|b| b.is_fixed()) {
-                    Some((
-                        place.object,
-                        format!("block `{}` is static: it cannot be moved", row.object),
-                    ))
-                } else if let Some(part) = &mut row.part {
-                    match built.resolve_part(&row.object, part) {
-                        Ok(name) => {
-                            *part = name;
-                            None
-                        }
-                        Err(why) => Some((place.part, why)),
-                    }
-                } else {
-                    None
-                };
-                if let Some((span, message)) = error {
-                    p.diagnostics.push(Diagnostic::error(span, message));
-                }
-            }
-            Some(rows_or_report(p)?)
-        }
+        Some(path) => Some(rows_or_report(inputs::read_transforms(path, world, built))?),
         None => None,
     };
     Some(match (transforms, commands) {
@@ -309,67 +265,4 @@ fn default_out(world: &Path) -> PathBuf {
         .and_then(|n| n.to_str())
         .map_or("run", |n| n.split('.').next().unwrap_or("run"));
     PathBuf::from(format!("{stem}.mcap"))
-}
-
-/// Nanoseconds since 1970 of `2026-01-01T00:00:00Z` (UTC, optional fraction) or of a number of
-/// seconds.
-fn parse_start_time(text: &str) -> anyhow::Result<u64> {
-    if let Ok(seconds) = text.parse::<f64>() {
-        anyhow::ensure!(
-            seconds >= 0.0 && seconds.is_finite(),
-            "negative or not finite"
-        );
-        return Ok((seconds * 1e9).round() as u64);
-    }
-    let t = text.trim();
-    let t = t
-        .strip_suffix('Z')
-        .or_else(|| t.strip_suffix("+00:00"))
-        .context("expected a UTC time ending in Z, like 2026-01-01T00:00:00Z")?;
-    let (date, time) = t.split_once(['T', ' ']).context("expected DATE T TIME")?;
-    let num = |s: &str| s.parse::<i64>().context("expected digits");
-    let d: Vec<&str> = date.split('-').collect();
-    let tm: Vec<&str> = time.split(':').collect();
-    anyhow::ensure!(
-        d.len() == 3 && tm.len() == 3,
-        "expected YYYY-MM-DDTHH:MM:SS"
-    );
-    let (y, m, day) = (num(d[0])?, num(d[1])?, num(d[2])?);
-    let (hh, mm) = (num(tm[0])?, num(tm[1])?);
-    let ss: f64 = tm[2].parse().context("expected seconds")?;
-    anyhow::ensure!(
-        (1970..=9999).contains(&y)
-            && (1..=12).contains(&m)
-            && (1..=31).contains(&day)
-            && (0..24).contains(&hh)
-            && (0..60).contains(&mm)
-            && (0.0..61.0).contains(&ss),
-        "date or time out of range"
-    );
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let (yy, mm_) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let doy = (153 * mm_ + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let seconds = days * 86_400 + hh * 3600 + mm * 60;
-    Ok((seconds as f64 * 1e9 + ss * 1e9).round() as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_start_time;
-
-    #[test]
-    fn start_times_parse_as_utc() {
-        assert_eq!(parse_start_time("1970-01-01T00:00:00Z").unwrap(), 0);
-        assert_eq!(
-            parse_start_time("2026-11-22T05:00:00Z").unwrap(),
-            1_795_323_600 * 1_000_000_000
-        );
-        assert_eq!(parse_start_time("12.5").unwrap(), 12_500_000_000);
-        assert!(parse_start_time("yesterday").is_err());
-        assert!(parse_start_time("2026-13-01T00:00:00Z").is_err());
-    }
 }

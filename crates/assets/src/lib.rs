@@ -32,6 +32,7 @@ mod dae_import;
 mod dae_materials;
 mod dae_mesh;
 mod dae_values;
+mod describe;
 mod fbx_import;
 mod gltf_import;
 mod library;
@@ -41,6 +42,7 @@ mod skin;
 mod uri;
 
 pub use anim::{ClipPlayer, Pose, Wrap, clip_time};
+pub use describe::{bounds, describe, write_posed_mesh};
 pub use gltf_import::ALL_UNNAMED;
 pub use library::{LibraryError, ModelLibrary};
 pub use model::*;

@@ -3,8 +3,6 @@
 
 use clap::{Args, Subcommand};
 use passerby_assets::{Model, Pose, Poser, Wrap, load_model};
-use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -58,7 +56,7 @@ pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result
                 Ok(m) => m,
                 Err(e) => return fail(e),
             };
-            print!("{}", inspect(&model));
+            print!("{}", passerby_assets::describe(&model));
             Ok(ExitCode::SUCCESS)
         }
         ModelCommand::Pose(args) => {
@@ -75,7 +73,7 @@ pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result
                 pose.sample(&model, clip, args.time, Wrap::Loop);
             }
             let vertices = Poser::new().posed_vertices(&model, &pose);
-            let (lo, hi) = bounds(&vertices);
+            let (lo, hi) = passerby_assets::bounds(&vertices);
             println!(
                 "{} vertices posed in the file's frame ({}); bounds {:?} .. {:?}",
                 vertices.len(),
@@ -84,7 +82,8 @@ pub fn run(global: &crate::GlobalArgs, command: &ModelCommand) -> anyhow::Result
                 hi.to_array()
             );
             if let Some(out) = &args.out {
-                write_mesh(out, &model, &vertices)?;
+                passerby_assets::write_posed_mesh(out, &model, &vertices)
+                    .map_err(anyhow::Error::msg)?;
                 println!("wrote {}", out.display());
             }
             Ok(ExitCode::SUCCESS)
@@ -108,148 +107,4 @@ fn open(resolver: &passerby_assets::Resolver, file: &Path) -> Result<Model, Stri
 fn fail(e: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     eprintln!("error: {e}");
     Ok(ExitCode::from(1))
-}
-
-fn bounds(points: &[glam::Vec3]) -> (glam::Vec3, glam::Vec3) {
-    points.iter().fold(
-        (
-            glam::Vec3::splat(f32::INFINITY),
-            glam::Vec3::splat(f32::NEG_INFINITY),
-        ),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    )
-}
-
-/// The `inspect` report.
-pub fn inspect(model: &Model) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "model: {}", model.source.display());
-    let _ = writeln!(out, "frame: {}", model.frame.description);
-    let rest = Poser::new().posed_vertices(model, &Pose::rest(model));
-    let (lo, hi) = bounds(&rest);
-    let _ = writeln!(
-        out,
-        "meshes: {} ({} vertices, {} triangles), rest-pose bounds {:?} .. {:?}",
-        model.meshes.len(),
-        model.vertex_count(),
-        model.triangle_count(),
-        lo.to_array(),
-        hi.to_array()
-    );
-    for m in &model.meshes {
-        let skin = m
-            .skin
-            .as_ref()
-            .map_or(String::new(), |s| format!(", skinned by skin {}", s.skin));
-        let _ = writeln!(
-            out,
-            "  {}: {} vertices, {} triangles{skin}",
-            m.name,
-            m.positions.len(),
-            m.triangles.len()
-        );
-    }
-    let _ = writeln!(out, "nodes: {}", model.nodes.len());
-    let _ = writeln!(out, "skins: {}", model.skins.len());
-    for s in &model.skins {
-        let names: Vec<&str> = s
-            .joints
-            .iter()
-            .map(|&j| model.nodes[j].name.as_str())
-            .collect();
-        let _ = writeln!(
-            out,
-            "  {}: {} joints: {}",
-            s.name,
-            s.joints.len(),
-            names.join(", ")
-        );
-    }
-    let _ = writeln!(out, "clips: {}", model.clips.len());
-    for c in &model.clips {
-        let _ = writeln!(
-            out,
-            "  '{}': {:.3} s, {} channels",
-            c.name,
-            c.duration,
-            c.channels.len()
-        );
-    }
-    let _ = writeln!(out, "materials: {}", model.materials.len());
-    for m in &model.materials {
-        let texture = match &m.texture {
-            Some(t) if t.image.is_some() => {
-                let image = t.image.as_ref().map_or((0, 0), |i| (i.width, i.height));
-                format!(", texture {} ({}x{} px)", t.source, image.0, image.1)
-            }
-            Some(t) if t.found => format!(", texture {} (found, not decodable)", t.source),
-            Some(t) => format!(", texture {} (MISSING)", t.source),
-            None => String::new(),
-        };
-        let _ = writeln!(out, "  {}: base colour {:?}{texture}", m.name, m.base_color);
-    }
-    for w in &model.warnings {
-        let _ = writeln!(out, "warning: {w}");
-    }
-    out
-}
-
-/// Writes posed vertices with the model's triangles as ASCII PLY or OBJ.
-fn write_mesh(path: &Path, model: &Model, vertices: &[glam::Vec3]) -> anyhow::Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let mut triangles = Vec::new();
-    let mut base = 0u32;
-    for m in &model.meshes {
-        triangles.extend(
-            m.triangles
-                .iter()
-                .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
-        );
-        base += m.positions.len() as u32;
-    }
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(path)
-            .map_err(|e| anyhow::anyhow!("cannot create `{}`: {e}", path.display()))?,
-    );
-    match ext.as_str() {
-        "ply" => {
-            writeln!(
-                w,
-                "ply\nformat ascii 1.0\ncomment posed by passerby, frame: {}",
-                model.frame.description
-            )?;
-            writeln!(
-                w,
-                "element vertex {}\nproperty float x\nproperty float y\nproperty float z",
-                vertices.len()
-            )?;
-            writeln!(
-                w,
-                "element face {}\nproperty list uchar uint vertex_indices\nend_header",
-                triangles.len()
-            )?;
-            for v in vertices {
-                writeln!(w, "{} {} {}", v.x, v.y, v.z)?;
-            }
-            for t in &triangles {
-                writeln!(w, "3 {} {} {}", t[0], t[1], t[2])?;
-            }
-        }
-        "obj" => {
-            writeln!(w, "# posed by passerby, frame: {}", model.frame.description)?;
-            for v in vertices {
-                writeln!(w, "v {} {} {}", v.x, v.y, v.z)?;
-            }
-            for t in &triangles {
-                writeln!(w, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1)?;
-            }
-        }
-        _ => anyhow::bail!("`{}`: expected a .ply or .obj output file", path.display()),
-    }
-    w.flush()?;
-    Ok(())
 }

@@ -4,7 +4,9 @@
 //! Owns: loading any supported input into the world description (`load.rs`: MVSim worlds,
 //! MAVS scenes with their rig) and the model library; the running pipeline (`engine.rs`:
 //! simulation, scene posing, sensors, posing ahead on a second thread) with its inputs (velocity
-//! commands, transform sets, poses, replays) and reset; feeding each step to the sinks. Must not
+//! commands, transform sets, poses, replays) and reset; feeding each step to the sinks; timed
+//! input files checked against a world (`inputs.rs`), label tables (`labels.rs`), the report
+//! `check` prints (`report.rs`), scan timing (`bench.rs`), the recordings' start date (`time.rs`). Must not
 //! touch: argument parsing, progress display, signals, exit codes (the front ends'), nor any
 //! stage's own logic (each lives in its crate: `passerby-sim`, `passerby-scene`,
 //! `passerby-sensors`, `passerby-record`).
@@ -24,6 +26,7 @@
 //! }
 //! ```
 
+pub mod bench;
 mod engine;
 pub mod inputs;
 mod labels;

@@ -78,46 +78,16 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {w}");
         }
     }
-    let mut rows = Vec::new();
-    for vehicle in &world.vehicles {
-        let world_from_vehicle = vehicle.common.init_pose.to_affine();
-        for s in &vehicle.sensors {
-            rows.push((
-                format!("{}/{}", vehicle.name, s.name),
-                s,
-                world_from_vehicle,
-            ));
-        }
-    }
-    for s in &world.standalone_sensors {
-        rows.push((format!("world/{}", s.name), s, glam::Affine3A::IDENTITY));
-    }
-    let mut report = Vec::new();
-    for (name, sensor, world_from_parent) in rows {
-        let world_from_sensor = world_from_parent * sensor.pose.to_affine();
-        let rays = passerby_sensors::scan_rays(sensor, &world_from_sensor);
-        if rays.is_empty() {
-            continue;
-        }
-        let mut hits = vec![None; rays.len()];
-        // One warm-up scan, then the timed ones.
-        pool.install(|| built.scene.closest_batch(&rays, &mut hits));
-        let t = Instant::now();
-        for _ in 0..args.scans.max(1) {
-            pool.install(|| built.scene.closest_batch(&rays, &mut hits));
-        }
-        let per_scan = t.elapsed().as_secs_f64() / f64::from(args.scans.max(1));
-        let hit_count = hits.iter().filter(|h| h.is_some()).count();
-        report.push((name, sensor.class_name(), rays.len(), hit_count, per_scan));
-    }
+    let report = pool.install(|| passerby_engine::bench::time_scans(&world, &built, args.scans));
     let triangles = built.scene.triangle_count();
     if args.json {
         let sensors: Vec<String> = report
             .iter()
-            .map(|(n, c, r, h, s)| {
+            .map(|t| {
+                let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
                 format!(
                     "{{\"sensor\":\"{n}\",\"class\":\"{c}\",\"rays\":{r},\"hits\":{h},\"seconds_per_scan\":{s:.6},\"mrays_per_second\":{:.3}}}",
-                    *r as f64 / s / 1e6
+                    r as f64 / s / 1e6
                 )
             })
             .collect();
@@ -140,12 +110,12 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
             args.scans
         );
-        for (n, c, r, h, s) in &report {
+        for t in &report {
+            let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
             let _ = writeln!(
                 out,
-                "  {n} {c}: {r} rays, {h} hits, {:.5} s per scan, {:.2} Mrays/s",
-                s,
-                *r as f64 / s / 1e6
+                "  {n} {c}: {r} rays, {h} hits, {s:.5} s per scan, {:.2} Mrays/s",
+                r as f64 / s / 1e6
             );
         }
         print!("{out}");

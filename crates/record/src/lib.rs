@@ -21,6 +21,7 @@
 //! (`mcap_file.rs`), mending a cut recording (`recover.rs`), the plain-file dump (`dump.rs`).
 
 pub mod cameras;
+pub mod capture;
 pub mod cdr;
 pub mod dump;
 pub mod encode;

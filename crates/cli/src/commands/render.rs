@@ -10,13 +10,10 @@
 
 use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, model_library, thread_pool};
-use anyhow::Context as _;
 use clap::Args;
 use passerby_engine::Engine;
-use passerby_record::images;
-use passerby_sensors::camera::CameraFrame;
-use passerby_sensors::{Observation, Rig};
-use std::path::{Path, PathBuf};
+use passerby_sensors::Rig;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `render`.
@@ -81,40 +78,12 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     let Some(observation) = observation else {
         anyhow::bail!("camera `{}` did not capture", args.sensor);
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
     let json = format!(
         "{{\"instances\":{},\"classes\":{}}}\n",
         labels["instances"], labels["classes"]
     );
-    write(&args.out, "labels.json", json.into_bytes())?;
-    let (colour, depth) = match &observation {
-        Observation::Camera(c) => {
-            let mm: Vec<u16> = c
-                .depth
-                .iter()
-                .map(|&d| (f64::from(d) * 1000.0).round().min(65535.0) as u16)
-                .collect();
-            (Some(c), Some((c.intrinsics.ncols, c.intrinsics.nrows, mm)))
-        }
-        Observation::Rgbd(f) => (
-            f.colour.as_ref(),
-            f.depth
-                .as_ref()
-                .map(|d| (d.intrinsics.ncols, d.intrinsics.nrows, d.data.clone())),
-        ),
-        _ => (None, None),
-    };
-    if let Some(c) = colour {
-        write_colour(&args.out, c)?;
-    }
-    if let Some((w, h, data)) = depth {
-        write(
-            &args.out,
-            "depth.png",
-            png(images::gray16_png(w, h, &data))?,
-        )?;
-    }
+    passerby_record::capture::write_capture(&args.out, &observation, &json)
+        .map_err(anyhow::Error::msg)?;
     if !global.quiet {
         eprintln!(
             "rendered `{}` at {:.3} s into {}",
@@ -124,49 +93,4 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn png(encoded: Result<Vec<u8>, images::PngError>) -> anyhow::Result<Vec<u8>> {
-    encoded.map_err(|e| anyhow::anyhow!("cannot encode PNG: {e}"))
-}
-
-fn write(dir: &Path, name: &str, bytes: Vec<u8>) -> anyhow::Result<()> {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// The colour image, its label images and its boxes.
-fn write_colour(dir: &Path, c: &CameraFrame) -> anyhow::Result<()> {
-    let (w, h) = (c.intrinsics.ncols, c.intrinsics.nrows);
-    write(dir, "colour.png", png(images::rgb_png(w, h, &c.rgb))?)?;
-    let ids = c.instance.iter().map(|&i| i.max(0) as u32);
-    write(
-        dir,
-        "labels_instance.png",
-        png(images::labels_png(w, h, ids))?,
-    )?;
-    let classes = c.class.iter().map(|&i| u32::from(i));
-    write(
-        dir,
-        "labels_class.png",
-        png(images::labels_png(w, h, classes))?,
-    )?;
-    let boxes: Vec<serde_json::Value> = c
-        .boxes
-        .iter()
-        .map(|b| {
-            serde_json::json!({
-                "instance": b.instance,
-                "name": b.name,
-                "min": b.min,
-                "max": b.max,
-                "visible_pixels": b.visible_pixels,
-                "unoccluded_pixels": b.unoccluded_pixels,
-                "visible_fraction": b.visible_fraction(),
-            })
-        })
-        .collect();
-    let text =
-        serde_json::to_string_pretty(&serde_json::json!({ "stamp": c.stamp, "boxes": boxes }))?;
-    write(dir, "boxes.json", text.into_bytes())
 }

@@ -1,8 +1,11 @@
-//! Ray casting timed on a world's own scans: every lidar's and laser's rays from where it
-//! stands at the start, cast against the built scene (`passerby bench`).
+//! What `passerby bench` measures: ray casting timed on a world's own scans (every lidar's and
+//! laser's rays from where it stands at the start, against the built scene), and the whole loop
+//! timed against the wall clock (`--simulate`).
 
+use crate::{Engine, EngineError, StageTimes};
 use passerby_scene::BuiltScene;
 use passerby_world::World;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// One sensor's scans timed.
@@ -60,4 +63,205 @@ pub fn time_scans(world: &World, built: &BuiltScene, scans: u32) -> Vec<ScanTimi
         });
     }
     out
+}
+
+/// What [`simulate`] measured.
+#[derive(Clone, Debug)]
+pub struct SimulationReport {
+    /// The world file.
+    pub world: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Simulated seconds.
+    pub simulated: f64,
+    /// Wall seconds.
+    pub wall: f64,
+    /// Steps made, of `timestep` seconds.
+    pub steps: u64,
+    /// Seconds per step.
+    pub timestep: f64,
+    /// Wall time per stage.
+    pub times: StageTimes,
+    /// Per sensor (`vehicle/sensor`): observations and samples (points, rays, pixels).
+    pub sensors: BTreeMap<String, (u64, u64)>,
+}
+
+/// Runs `engine` for `seconds` of simulated time (on the current rayon pool), counting what
+/// each sensor produced.
+pub fn simulate(engine: &mut Engine, seconds: f64) -> Result<SimulationReport, EngineError> {
+    let mut sensors: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let started = Instant::now();
+    while engine.time() < seconds - 1e-9 {
+        for o in engine.step()?.iter() {
+            let entry = sensors.entry(full_name(o.sensor())).or_default();
+            entry.0 += 1;
+            entry.1 += o.samples() as u64;
+        }
+    }
+    Ok(SimulationReport {
+        world: engine.world().source.display().to_string(),
+        threads: rayon::current_num_threads(),
+        simulated: engine.time(),
+        wall: started.elapsed().as_secs_f64(),
+        steps: engine.sim().steps(),
+        timestep: engine.sim().timestep(),
+        times: engine.times,
+        sensors,
+    })
+}
+
+impl SimulationReport {
+    /// Simulated seconds per wall second.
+    pub fn real_time_factor(&self) -> f64 {
+        self.simulated / self.wall.max(1e-9)
+    }
+
+    /// One JSON object.
+    pub fn json(&self) -> String {
+        let sensors: Vec<String> = (self.sensors.iter())
+            .map(|(n, (o, p))| {
+                format!("{{\"sensor\":\"{n}\",\"observations\":{o},\"points\":{p}}}")
+            })
+            .collect();
+        let t = &self.times;
+        format!(
+            "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{:.3},\"wall_seconds\":{:.3},\"real_time_factor\":{:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"steps_posed_ahead\":{},\"sensors\":[{}]}}",
+            self.world,
+            self.threads,
+            self.simulated,
+            self.wall,
+            self.real_time_factor(),
+            self.steps,
+            t.simulation.as_secs_f64(),
+            t.scene.as_secs_f64(),
+            t.sensors.as_secs_f64(),
+            t.posed_ahead,
+            sensors.join(",")
+        )
+    }
+
+    /// Lines for a person.
+    pub fn text(&self) -> String {
+        let t = &self.times;
+        let mut out = format!(
+            "simulated {:.2} s in {:.2} s wall on {} thread(s): {:.2}x real time ({} steps of {:.4} s; simulation {:.2} s, scene updates {:.2} s, sensors and posing ahead {:.2} s; {} steps posed ahead)\n",
+            self.simulated,
+            self.wall,
+            self.threads,
+            self.real_time_factor(),
+            self.steps,
+            self.timestep,
+            t.simulation.as_secs_f64(),
+            t.scene.as_secs_f64(),
+            t.sensors.as_secs_f64(),
+            t.posed_ahead
+        );
+        for (n, (o, p)) in &self.sensors {
+            out += &format!("  {n}: {o} observations, {p} points\n");
+        }
+        out
+    }
+}
+
+fn full_name(s: &passerby_world::SensorRef) -> String {
+    passerby_record::full_name(s)
+}
+
+/// What [`time_scans`] measured, with the scene it cast on.
+#[derive(Clone, Debug)]
+pub struct ScanReport {
+    /// The world file.
+    pub world: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Triangles and instances of the scene.
+    pub triangles: usize,
+    /// Instances of the scene.
+    pub instances: usize,
+    /// Seconds to load the world, to build its scene, and the BVHs' share of the build.
+    pub load_seconds: f64,
+    /// Seconds to build the scene.
+    pub build_seconds: f64,
+    /// Seconds spent building model BVHs.
+    pub bvh_seconds: f64,
+    /// The scene's bytes per triangle.
+    pub bytes_per_triangle: f64,
+    /// Scans timed per sensor.
+    pub scans: u32,
+    /// Per sensor.
+    pub timings: Vec<ScanTiming>,
+}
+
+impl ScanReport {
+    /// Times `scans` scans of every scanning sensor of `world` on `built`, loaded and built in
+    /// the seconds given.
+    pub fn measure(
+        world: &World,
+        built: &BuiltScene,
+        scans: u32,
+        (load, build): (f64, f64),
+    ) -> ScanReport {
+        let triangles = built.scene.triangle_count();
+        ScanReport {
+            world: world.source.display().to_string(),
+            threads: rayon::current_num_threads(),
+            triangles,
+            instances: built.scene.instance_count(),
+            load_seconds: load,
+            build_seconds: build,
+            bvh_seconds: built.model_bvh_seconds,
+            bytes_per_triangle: built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
+            scans,
+            timings: time_scans(world, built, scans),
+        }
+    }
+
+    /// One JSON object.
+    pub fn json(&self) -> String {
+        let sensors: Vec<String> = (self.timings.iter())
+            .map(|t| {
+                let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
+                format!(
+                    "{{\"sensor\":\"{n}\",\"class\":\"{c}\",\"rays\":{r},\"hits\":{h},\"seconds_per_scan\":{s:.6},\"mrays_per_second\":{:.3}}}",
+                    r as f64 / s / 1e6
+                )
+            })
+            .collect();
+        format!(
+            "{{\"world\":{:?},\"threads\":{},\"triangles\":{},\"instances\":{},\"load_seconds\":{:.4},\"build_seconds\":{:.4},\"bvh_build_seconds\":{:.4},\"bytes_per_triangle\":{:.1},\"scans\":{},\"sensors\":[{}]}}",
+            self.world,
+            self.threads,
+            self.triangles,
+            self.instances,
+            self.load_seconds,
+            self.build_seconds,
+            self.bvh_seconds,
+            self.bytes_per_triangle,
+            self.scans,
+            sensors.join(",")
+        )
+    }
+
+    /// Lines for a person.
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "world loaded in {:.3} s; scene: {} triangles in {} instances, built in {:.3} s (BVHs {:.3} s, the rest loading files), {:.0} bytes per triangle; {} thread(s), {} scans per sensor\n",
+            self.load_seconds,
+            self.triangles,
+            self.instances,
+            self.build_seconds,
+            self.bvh_seconds,
+            self.bytes_per_triangle,
+            self.threads,
+            self.scans
+        );
+        for t in &self.timings {
+            let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
+            out += &format!(
+                "  {n} {c}: {r} rays, {h} hits, {s:.5} s per scan, {:.2} Mrays/s\n",
+                r as f64 / s / 1e6
+            );
+        }
+        out
+    }
 }

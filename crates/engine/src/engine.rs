@@ -199,6 +199,36 @@ impl Engine {
         Ok(self.rig.capture(name, &self.sim, &view))
     }
 
+    /// Records the run to the MCAP file `out` (stamps from `epoch`, nanoseconds since 1970),
+    /// with the label tables and the actors' ids as metadata: the sink `passerby run` adds.
+    pub fn record_to(
+        &mut self,
+        out: &std::path::Path,
+        epoch: u64,
+        compression: passerby_record::ChunkCompression,
+    ) -> Result<(), EngineError> {
+        let sink = |e: passerby_record::RecordError| EngineError::Sink(Box::new(e));
+        let mut recorder = passerby_record::Recorder::create(out, &self.world, epoch, compression)
+            .map_err(sink)?;
+        recorder.set_actor_labels(&crate::actor_labels(&self.world, self.scene()));
+        (recorder.metadata("passerby.labels", crate::label_tables(self.scene()))).map_err(sink)?;
+        self.add_sink(Box::new(recorder));
+        Ok(())
+    }
+
+    /// Also writes the run as plain files into `dir` (`--dump`), with `labels.json`.
+    pub fn dump_to(&mut self, dir: &std::path::Path) -> Result<(), EngineError> {
+        let labels = crate::label_tables(self.scene());
+        let json = format!(
+            "{{\"instances\":{},\"classes\":{}}}\n",
+            labels["instances"], labels["classes"]
+        );
+        let dumper = passerby_record::dump::Dumper::create(dir, &json)
+            .map_err(|e| EngineError::Sink(Box::new(e)))?;
+        self.add_sink(Box::new(dumper));
+        Ok(())
+    }
+
     /// Adds a sink, fed from the next step on.
     pub fn add_sink(&mut self, sink: Box<dyn Sink>) {
         self.sinks.push(sink);

@@ -7,7 +7,6 @@
 use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, thread_pool};
 use clap::Args;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -47,7 +46,6 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let pool = thread_pool(args.threads)?;
-    let threads = pool.current_num_threads();
     let mut library = crate::commands::check::model_library(global);
     let load_secs = loading.elapsed().as_secs_f64();
     let started = Instant::now();
@@ -78,47 +76,18 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {w}");
         }
     }
-    let report = pool.install(|| passerby_engine::bench::time_scans(&world, &built, args.scans));
-    let triangles = built.scene.triangle_count();
-    if args.json {
-        let sensors: Vec<String> = report
-            .iter()
-            .map(|t| {
-                let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
-                format!(
-                    "{{\"sensor\":\"{n}\",\"class\":\"{c}\",\"rays\":{r},\"hits\":{h},\"seconds_per_scan\":{s:.6},\"mrays_per_second\":{:.3}}}",
-                    r as f64 / s / 1e6
-                )
-            })
-            .collect();
-        println!(
-            "{{\"world\":{:?},\"threads\":{threads},\"triangles\":{triangles},\"instances\":{},\"load_seconds\":{load_secs:.4},\"build_seconds\":{build_secs:.4},\"bvh_build_seconds\":{:.4},\"bytes_per_triangle\":{:.1},\"scans\":{},\"sensors\":[{}]}}",
-            world.source.display().to_string(),
-            built.scene.instance_count(),
-            built.model_bvh_seconds,
-            built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
+    let report = pool.install(|| {
+        passerby_engine::bench::ScanReport::measure(
+            &world,
+            &built,
             args.scans,
-            sensors.join(",")
-        );
+            (load_secs, build_secs),
+        )
+    });
+    if args.json {
+        println!("{}", report.json());
     } else {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "world loaded in {load_secs:.3} s; scene: {triangles} triangles in {} instances, built in {build_secs:.3} s (BVHs {:.3} s, the rest loading files), {:.0} bytes per triangle; {threads} thread(s), {} scans per sensor",
-            built.scene.instance_count(),
-            built.model_bvh_seconds,
-            built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
-            args.scans
-        );
-        for t in &report {
-            let (n, c, r, h, s) = (&t.sensor, t.class, t.rays, t.hits, t.seconds_per_scan);
-            let _ = writeln!(
-                out,
-                "  {n} {c}: {r} rays, {h} hits, {s:.5} s per scan, {:.2} Mrays/s",
-                r as f64 / s / 1e6
-            );
-        }
-        print!("{out}");
+        print!("{}", report.text());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,9 +9,7 @@
 use crate::GlobalArgs;
 use crate::commands::check::{load_or_report, thread_pool};
 use clap::Args;
-use passerby_engine::{
-    ChunkCompression, Dumper, Engine, Recorder, actor_labels, inputs, label_tables,
-};
+use passerby_engine::{ChunkCompression, Engine, inputs};
 use passerby_scene::BuiltScene;
 use passerby_world::{TimedCommand, TimedTransform, World};
 use std::path::{Path, PathBuf};
@@ -148,17 +146,9 @@ fn open_sinks(engine: &mut Engine, args: &RunArgs, out: &Path, epoch: u64) -> an
         Compression::Lz4 => ChunkCompression::Lz4,
         Compression::None => ChunkCompression::None,
     };
-    let labels = label_tables(engine.scene());
-    let mut recorder = Recorder::create(out, engine.world(), epoch, compression)?;
-    recorder.set_actor_labels(&actor_labels(engine.world(), engine.scene()));
-    recorder.metadata("passerby.labels", labels.clone())?;
-    engine.add_sink(Box::new(recorder));
+    engine.record_to(out, epoch, compression)?;
     if let Some(dir) = &args.dump {
-        let json = format!(
-            "{{\"instances\":{},\"classes\":{}}}\n",
-            labels["instances"], labels["classes"]
-        );
-        engine.add_sink(Box::new(Dumper::create(dir, &json)?));
+        engine.dump_to(dir)?;
     }
     Ok(())
 }

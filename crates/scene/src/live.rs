@@ -484,11 +484,14 @@ fn pose_scene(
         for &(instance, object_from_mesh) in &body.instances {
             scene.set_transform(instance, world_from_object * object_from_mesh);
         }
+        let set = sim.external(&body.object).map(|e| &e.parts);
+        if body.parts.is_empty() && set.as_ref().map_or(true, |s| s.is_empty()) {
+            continue; // Most bodies: nothing moves on them.
+        }
         let skinned = |a: &Animated| body.instances.iter().any(|&(i, _)| i == a.body.instance);
         if body.is_actor && posing.animated.iter().any(skinned) {
             continue; // Skinned actors' parts are bones, posed below.
         }
-        let set = sim.external(&body.object).map(|e| &e.parts);
         let mut locals: Vec<Affine3A> = body.parts.iter().map(|p| p.rest).collect();
         for (part, t) in set.into_iter().flatten() {
             let names = body.parts.iter().map(|p| p.name.as_str());

@@ -10,7 +10,7 @@ use crate::lidar::{Lidar, PointCloud};
 use crate::noise::SensorRng;
 use crate::rgbd::RgbdCamera;
 use crate::schedule::Schedule;
-use crate::unit::{FlatCache, Mount, Pass, Reaching, SensorUnit, StepContext};
+use crate::unit::{Mount, Pass, Reaching, SensorUnit, StepContext};
 use passerby_scene::{RaysCast, Reach};
 use passerby_sim::Simulation;
 use passerby_world::SensorRef;
@@ -254,13 +254,7 @@ impl Rig {
         sim: &Simulation,
         view: &SceneView<'_>,
     ) -> Option<Observation> {
-        let cx = StepContext {
-            sim,
-            view,
-            now: sim.time(),
-            lighting: &self.lighting,
-            flat: FlatCache::new(&self.flat),
-        };
+        let cx = StepContext::new(sim, view, &self.lighting, &self.flat);
         let (mount, unit, _) = (self.spinning.iter_mut())
             .chain(&mut self.parallel)
             .chain(&mut self.sequential)
@@ -278,13 +272,7 @@ impl Rig {
     /// world order.
     pub fn step(&mut self, sim: &Simulation, view: &SceneView<'_>) -> Vec<Observation> {
         let due = self.schedule.due(sim);
-        let cx = StepContext {
-            sim,
-            view,
-            now: sim.time(),
-            lighting: &self.lighting,
-            flat: FlatCache::new(&self.flat),
-        };
+        let cx = StepContext::new(sim, view, &self.lighting, &self.flat);
         let is_due = |m: &Mount| due.contains(&m.sensor);
         // Lidars and cameras due now work side by side (each is also parallel inside: together
         // they keep every core busy through each one's sequential parts); each depends only on

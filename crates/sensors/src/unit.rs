@@ -94,6 +94,24 @@ pub(crate) struct StepContext<'a> {
     pub(crate) flat: FlatCache<'a>,
 }
 
+impl<'a> StepContext<'a> {
+    /// What the units read at the end of the step `sim` has just made, against `view`.
+    pub(crate) fn new(
+        sim: &'a Simulation,
+        view: &'a SceneView<'a>,
+        lighting: &'a Lighting,
+        flat: &'a FlatStatics,
+    ) -> StepContext<'a> {
+        StepContext {
+            sim,
+            view,
+            now: sim.time(),
+            lighting,
+            flat: FlatCache::new(flat),
+        }
+    }
+}
+
 /// The 2D world of a step, built at most once for each `bodies_visible` setting.
 pub(crate) struct FlatCache<'a> {
     statics: &'a FlatStatics,

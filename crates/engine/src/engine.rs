@@ -319,6 +319,20 @@ impl Engine {
         Ok(())
     }
 
+    /// Replays the timed inputs given (files read with [`crate::inputs`]): `None` keeps what
+    /// the world itself replays (a MAVS simulation's poses) or, for commands, none.
+    pub fn replay_inputs(
+        &mut self,
+        transforms: Option<Vec<TimedTransform>>,
+        commands: Option<Vec<TimedCommand>>,
+    ) -> Result<(), EngineError> {
+        if transforms.is_none() && commands.is_none() {
+            return Ok(());
+        }
+        let transforms = transforms.unwrap_or_else(|| self.world.replay.clone());
+        self.set_replay(transforms, commands.unwrap_or_default())
+    }
+
     /// One step of every stage, then every sink fed; the observations it completed (also
     /// [`Engine::observations`] until the next step).
     pub fn step(&mut self) -> Result<Arc<Vec<Observation>>, EngineError> {

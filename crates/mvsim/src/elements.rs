@@ -62,66 +62,10 @@ impl Loader<'_> {
                 extent: self.extent(&mut p, 25.0),
                 interval: self.p_positive(&mut p, "interval", 5.0),
             }),
-            "occupancy_grid" => {
-                // MVSim reads <file> without any substitution; we substitute as everywhere.
-                let Some(file) = self.p_file(&mut p, "file", true, el) else {
-                    return;
-                };
-                let lower = file.to_ascii_lowercase();
-                let ros_map = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-                    let span = p.find("file").map_or(el.span, |f| f.text().1);
-                    match read_ros_map(std::path::Path::new(&file)) {
-                        Ok(m) => Some(m),
-                        Err(e) => {
-                            self.diags.error(span, format!("<file>: {e}"));
-                            None
-                        }
-                    }
-                } else {
-                    None
-                };
-                let cx = self.p_f64(&mut p, "centerpixel_x", -1.0);
-                let cy = self.p_f64(&mut p, "centerpixel_y", -1.0);
-                let resolution = self.p_positive(&mut p, "resolution", 0.10);
-                let file_span = p.find("file").map_or(el.span, |f| f.text().1);
-                let cells = if lower.ends_with(".gridmap") || lower.ends_with(".gridmap.gz") {
-                    // A missing file was reported by p_file already.
-                    match std::fs::read(&file).map(|b| crate::gridmap::read_gridmap(&b)) {
-                        Ok(Ok(cells)) => Some(cells),
-                        Ok(Err(e)) => {
-                            self.diags.error(file_span, format!("<file>: {e}"));
-                            None
-                        }
-                        Err(_) => None,
-                    }
-                } else {
-                    let decoded = match &ros_map {
-                        Some(m) => occupancy_from_ros_map(m),
-                        None => occupancy_from_image(&file, resolution, [cx, cy]),
-                    };
-                    match decoded {
-                        Ok(cells) => Some(cells),
-                        Err(e) => {
-                            // A missing file was reported by p_file already.
-                            if std::path::Path::new(&file).is_file() || ros_map.is_some() {
-                                self.diags.error(file_span, format!("<file>: {e}"));
-                            }
-                            None
-                        }
-                    }
-                };
-                WorldElement::OccupancyGrid(OccupancyGrid {
-                    file,
-                    ros_map,
-                    resolution,
-                    center_pixel: [(cx >= 0.0).then_some(cx), (cy >= 0.0).then_some(cy)],
-                    show_collisions: self.p_bool(&mut p, "show_collisions", true),
-                    restitution: self.p_non_negative(&mut p, "restitution", 0.01),
-                    lateral_friction: self.p_non_negative(&mut p, "lateral_friction", 0.5),
-                    wall_height: self.p_non_negative(&mut p, "wall_height", 0.0),
-                    cells,
-                })
-            }
+            "occupancy_grid" => match self.occupancy_grid(&mut p, el) {
+                Some(grid) => WorldElement::OccupancyGrid(grid),
+                None => return,
+            },
             "elevation_map" => match self.elevation_map(&mut p, el) {
                 Some(e) => WorldElement::ElevationMap(e),
                 None => return,
@@ -208,6 +152,67 @@ impl Loader<'_> {
             .filter(|t| !t.is_empty());
         self.finish_params(p, &format!("a `{}` element", element.class_name()));
         self.world.elements.push(LabeledElement { element, label });
+    }
+
+    /// `<element class="occupancy_grid">`: the grid's cells read from its image, ROS map or
+    /// `.gridmap` file (MVSim reads `<file>` without any substitution; we substitute as
+    /// everywhere).
+    fn occupancy_grid(&mut self, p: &mut Params<'_>, el: &Element) -> Option<OccupancyGrid> {
+        let file = self.p_file(p, "file", true, el)?;
+        let lower = file.to_ascii_lowercase();
+        let ros_map = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            let span = p.find("file").map_or(el.span, |f| f.text().1);
+            match read_ros_map(std::path::Path::new(&file)) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.diags.error(span, format!("<file>: {e}"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let cx = self.p_f64(p, "centerpixel_x", -1.0);
+        let cy = self.p_f64(p, "centerpixel_y", -1.0);
+        let resolution = self.p_positive(p, "resolution", 0.10);
+        let file_span = p.find("file").map_or(el.span, |f| f.text().1);
+        let cells = if lower.ends_with(".gridmap") || lower.ends_with(".gridmap.gz") {
+            // A missing file was reported by p_file already.
+            match std::fs::read(&file).map(|b| crate::gridmap::read_gridmap(&b)) {
+                Ok(Ok(cells)) => Some(cells),
+                Ok(Err(e)) => {
+                    self.diags.error(file_span, format!("<file>: {e}"));
+                    None
+                }
+                Err(_) => None,
+            }
+        } else {
+            let decoded = match &ros_map {
+                Some(m) => occupancy_from_ros_map(m),
+                None => occupancy_from_image(&file, resolution, [cx, cy]),
+            };
+            match decoded {
+                Ok(cells) => Some(cells),
+                Err(e) => {
+                    // A missing file was reported by p_file already.
+                    if std::path::Path::new(&file).is_file() || ros_map.is_some() {
+                        self.diags.error(file_span, format!("<file>: {e}"));
+                    }
+                    None
+                }
+            }
+        };
+        Some(OccupancyGrid {
+            file,
+            ros_map,
+            resolution,
+            center_pixel: [(cx >= 0.0).then_some(cx), (cy >= 0.0).then_some(cy)],
+            show_collisions: self.p_bool(p, "show_collisions", true),
+            restitution: self.p_non_negative(p, "restitution", 0.01),
+            lateral_friction: self.p_non_negative(p, "lateral_friction", 0.5),
+            wall_height: self.p_non_negative(p, "wall_height", 0.0),
+            cells,
+        })
     }
 
     fn extent(&mut self, p: &mut Params<'_>, half: f64) -> [f64; 4] {

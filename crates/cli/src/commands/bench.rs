@@ -2,10 +2,10 @@
 //! scene at its initial state and casts every lidar and laser scan N times, reporting per
 //! sensor: rays, hits, scene build time, seconds per scan and millions of rays per second.
 //! With `--simulate SECONDS` it runs the whole loop instead (simulation, scene updates with
-//! skinning, every sensor) and reports the real-time factor (`simulate.rs`).
+//! skinning, every sensor) and reports the real-time factor.
 
 use crate::GlobalArgs;
-use crate::commands::check::{load_or_report, thread_pool};
+use crate::commands::open::{load_or_report, model_library, open_engine, thread_pool};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +38,10 @@ pub struct BenchArgs {
 
 /// Runs the command.
 pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let pool = thread_pool(args.threads)?;
+    if let Some(seconds) = args.simulate {
+        return simulate(global, args, &pool, seconds);
+    }
     let loading = Instant::now();
     let Some(loaded) = load_or_report(global, &args.world) else {
         return Ok(ExitCode::from(1));
@@ -45,31 +49,10 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let Some(world) = loaded.value else {
         return Ok(ExitCode::from(1));
     };
-    let pool = thread_pool(args.threads)?;
-    let mut library = crate::commands::check::model_library(global);
+    let mut library = model_library(global);
     let load_secs = loading.elapsed().as_secs_f64();
     let started = Instant::now();
     let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
-    if let Some(seconds) = args.simulate {
-        if !global.quiet {
-            for w in &built.warnings {
-                eprintln!("warning: {w}");
-            }
-        }
-        return crate::commands::simulate::run(
-            world,
-            built,
-            &pool,
-            global.seed,
-            seconds,
-            args.json,
-            if args.camera_visibility == "rays" {
-                passerby_sensors::camera::Visibility::Rays
-            } else {
-                passerby_sensors::camera::Visibility::Raster
-            },
-        );
-    }
     let build_secs = started.elapsed().as_secs_f64();
     if !global.quiet {
         for w in &built.warnings {
@@ -84,6 +67,32 @@ pub fn run(global: &GlobalArgs, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             (load_secs, build_secs),
         )
     });
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--simulate SECONDS`: the whole loop (simulation step, scene update with skinning and
+/// refits, every sensor) timed against the wall clock; the real-time factor is simulated
+/// seconds per wall second.
+fn simulate(
+    global: &GlobalArgs,
+    args: &BenchArgs,
+    pool: &rayon::ThreadPool,
+    seconds: f64,
+) -> anyhow::Result<ExitCode> {
+    let Some(mut engine) = open_engine(global, &args.world, pool)? else {
+        return Ok(ExitCode::from(1));
+    };
+    engine.set_camera_visibility(if args.camera_visibility == "rays" {
+        passerby_sensors::camera::Visibility::Rays
+    } else {
+        passerby_sensors::camera::Visibility::Raster
+    });
+    let report = pool.install(|| passerby_engine::bench::simulate(&mut engine, seconds))?;
     if args.json {
         println!("{}", report.json());
     } else {

@@ -3,9 +3,9 @@
 //! (warnings allowed), 1 if it has errors.
 
 use crate::GlobalArgs;
+use crate::commands::open::{input_options, model_library};
 use clap::Args;
-use passerby_assets::ModelLibrary;
-use passerby_engine::{InputOptions, Loaded, YprConvention, load_world, report};
+use passerby_engine::{load_world, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,49 +15,6 @@ pub struct CheckArgs {
     /// The world file (MVSim `.world.xml`, or a MAVS scene `.json`).
     #[arg(value_name = "WORLD")]
     pub world: PathBuf,
-}
-
-/// Input options from the global flags.
-pub fn input_options(global: &GlobalArgs) -> InputOptions {
-    InputOptions {
-        seed: global.seed,
-        allow_shell: global.allow_shell,
-        limits_scale: global.limits_scale,
-        mvsim_data: global.mvsim_data.clone(),
-        rig: global.rig.clone(),
-        mavs_data: global.mavs_data.clone(),
-        mavs_ypr: match global.mavs_ypr {
-            crate::MavsYpr::Current => YprConvention::Current,
-            crate::MavsYpr::Legacy => YprConvention::Legacy,
-        },
-        mavs_actors: global.mavs_actors.clone(),
-    }
-}
-
-/// The model library of the global flags (`--asset-cache`, `--offline`).
-pub fn model_library(global: &GlobalArgs) -> ModelLibrary {
-    passerby_engine::model_library(global.asset_cache.clone(), !global.offline)
-}
-
-/// The world of `path`, or `None` once its errors are printed (with their source lines).
-pub fn load_or_report(global: &GlobalArgs, path: &std::path::Path) -> Option<Loaded> {
-    let loaded = load_world(path, &input_options(global));
-    if loaded.value.is_some() {
-        return Some(loaded);
-    }
-    for d in loaded.errors() {
-        eprintln!("{}\n", d.render(&loaded.sources));
-    }
-    None
-}
-
-/// The worker threads of `--threads` (all cores by default).
-pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    Ok(rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?)
 }
 
 /// Runs the command.

@@ -3,7 +3,7 @@
 pub mod bench;
 pub mod check;
 pub mod model;
+pub mod open;
 pub mod recover;
 pub mod render;
 pub mod run;
-pub mod simulate;

@@ -9,10 +9,8 @@
 //! actor's 2D box with its visible fraction).
 
 use crate::GlobalArgs;
-use crate::commands::check::{load_or_report, model_library, thread_pool};
+use crate::commands::open::{open_engine, thread_pool};
 use clap::Args;
-use passerby_engine::Engine;
-use passerby_sensors::Rig;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,14 +39,11 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     if !(args.time >= 0.0 && args.time.is_finite()) {
         anyhow::bail!("--time must be zero or a positive number of seconds");
     }
-    let Some(loaded) = load_or_report(global, &args.world) else {
-        return Ok(ExitCode::from(1));
-    };
-    let Some(world) = loaded.value else {
-        return Ok(ExitCode::from(1));
-    };
     let pool = thread_pool(args.threads)?;
-    let names = Rig::new(&world, global.seed).camera_names();
+    let Some(mut engine) = open_engine(global, &args.world, &pool)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let names = engine.rig().camera_names();
     if !names.contains(&args.sensor) {
         eprintln!(
             "error: no camera `{}` in {}; cameras: {}",
@@ -61,14 +56,6 @@ pub fn run(global: &GlobalArgs, args: &RenderArgs) -> anyhow::Result<ExitCode> {
             }
         );
         return Ok(ExitCode::from(1));
-    }
-    let mut library = model_library(global);
-    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
-    let mut engine = Engine::new(world, built, global.seed)?;
-    if !global.quiet {
-        for w in engine.scene().warnings.iter().chain(engine.warnings()) {
-            eprintln!("warning: {w}");
-        }
     }
     let labels = passerby_engine::label_tables(engine.scene());
     let observation = pool.install(|| {

@@ -7,7 +7,7 @@
 //! line is logged every few seconds; at the end a summary per topic.
 
 use crate::GlobalArgs;
-use crate::commands::check::{load_or_report, thread_pool};
+use crate::commands::open::{open_engine, thread_pool};
 use clap::Args;
 use passerby_engine::{ChunkCompression, Engine, inputs};
 use passerby_scene::BuiltScene;
@@ -71,36 +71,14 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         anyhow::bail!("--duration must be a positive number of seconds");
     }
-    let Some(loaded) = load_or_report(global, &args.world) else {
-        return Ok(ExitCode::from(1));
-    };
-    let Some(world) = loaded.value else {
-        return Ok(ExitCode::from(1));
-    };
-    if !global.quiet {
-        for d in &loaded.diagnostics {
-            eprintln!("{}", d.headline(&loaded.sources));
-        }
-    }
     let pool = thread_pool(args.threads)?;
-    let mut library = crate::commands::check::model_library(global);
-    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
-    let mut engine = Engine::new(world, built, global.seed)?;
-    if !global.quiet {
-        let built = engine.scene();
-        let warnings = built.warnings.iter().chain(engine.warnings());
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-        for n in engine.notices() {
-            eprintln!("note: {n}");
-        }
-    }
-    match read_timed(args, engine.world(), engine.scene()) {
-        Some(Some((transforms, commands))) => engine.set_replay(transforms, commands)?,
-        Some(None) => {}
-        None => return Ok(ExitCode::from(1)),
-    }
+    let Some(mut engine) = open_engine(global, &args.world, &pool)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let Some((transforms, commands)) = read_timed(args, engine.world(), engine.scene()) else {
+        return Ok(ExitCode::from(1));
+    };
+    engine.replay_inputs(transforms, commands)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.world));
     open_sinks(&mut engine, args, &out, epoch)?;
     crate::stop::arm();
@@ -217,13 +195,13 @@ fn drive(
 
 /// The timed inputs `--transforms` and `--commands` name, checked against the world and its
 /// scene (objects, vehicles and parts, each error at its place in the file), with parts given
-/// as `#K` replaced by their names: `Some(None)` when there are none, `None` after errors.
+/// as `#K` replaced by their names; `None` after errors.
 #[allow(clippy::type_complexity)]
 fn read_timed(
     args: &RunArgs,
     world: &World,
     built: &BuiltScene,
-) -> Option<Option<(Vec<TimedTransform>, Vec<TimedCommand>)>> {
+) -> Option<(Option<Vec<TimedTransform>>, Option<Vec<TimedCommand>>)> {
     let commands = match &args.commands {
         Some(path) => Some(rows_or_report(inputs::read_commands(path, world))?),
         None => None,
@@ -232,12 +210,7 @@ fn read_timed(
         Some(path) => Some(rows_or_report(inputs::read_transforms(path, world, built))?),
         None => None,
     };
-    Some(match (transforms, commands) {
-        (None, None) => None,
-        (Some(t), c) => Some((t, c.unwrap_or_default())),
-        // The world's own poses (a MAVS simulation's) stay.
-        (None, Some(c)) => Some((world.replay.clone(), c)),
-    })
+    Some((transforms, commands))
 }
 
 /// A timed file's rows, or `None` once its diagnostics are printed (warnings too).

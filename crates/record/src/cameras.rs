@@ -11,11 +11,11 @@
 //! is the visible fraction of the actor (ground truth is certain; the score carries what a
 //! dataset user filters on), `id` the instance id, `bbox` centre and size in pixels.
 
-use crate::Topics;
 use crate::cdr::Cdr;
 use crate::encode::{FLOAT32, UINT16, UINT32, point_cloud2};
+use crate::encoder::Encoder;
+use crate::encoder::Message;
 use crate::ros::{self, MsgType, Transform, deps, header};
-use crate::writer::Message;
 use glam::DQuat;
 use passerby_sensors::boxes::ActorBox;
 use passerby_sensors::camera::CameraFrame;
@@ -140,7 +140,7 @@ pub fn depth_points(points: &DepthPoints, coloured: bool, nanos: u64, frame: &st
     })
 }
 
-impl Topics {
+impl Encoder {
     /// The class name of a box's actor.
     fn box_class(&self, b: &ActorBox) -> String {
         self.actors
@@ -251,7 +251,7 @@ impl Topics {
                 data,
                 pixels,
             );
-            Topics::incompressible(out);
+            Encoder::incompressible(out);
             let data = camera_info(nanos, &optical, i);
             self.push(
                 out,
@@ -271,6 +271,6 @@ impl Topics {
             data,
             f.points.xyz.len() as u64,
         );
-        Topics::incompressible(out);
+        Encoder::incompressible(out);
     }
 }

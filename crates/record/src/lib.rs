@@ -14,8 +14,9 @@
 //! `<veh>/odom` (identity: odometry is exact) -> `<veh>/base_link` -> `<veh>/<sensor>`;
 //! `map` -> `actors/<name>`; standalone sensors hang from `map` as `world/<sensor>`.
 //!
-//! Modules: the CDR writer (`cdr.rs`), ROS 2 definitions as `ros2msg` schemas (`ros.rs`),
-//! observations as messages (`encode.rs`, cameras in `cameras.rs`), PNG (`images.rs`), ground
+//! Modules: the CDR writer (`cdr.rs`), ROS 2 definitions as `ros2msg` schemas (`ros.rs`), a
+//! run's topics and messages for every publishing sink (`encoder.rs`), observations as
+//! messages (`encode.rs`, cameras in `cameras.rs`), PNG (`images.rs`), ground
 //! truth (`truth.rs`), the sink seam (`sink.rs`: `Snapshot`, `Sink`), the writer thread behind
 //! a byte-bounded queue (`writer.rs`), the output file (`output_file.rs`), the MCAP container
 //! (`mcap_file.rs`), mending a cut recording (`recover.rs`), the plain-file dump (`dump.rs`).
@@ -25,6 +26,7 @@ pub mod capture;
 pub mod cdr;
 pub mod dump;
 pub mod encode;
+pub mod encoder;
 pub mod images;
 pub mod mcap_file;
 mod output_file;
@@ -34,18 +36,16 @@ mod sink;
 pub mod truth;
 mod writer;
 
-use mcap_file::{Content, McapWriter};
+pub use encoder::{Encoder, Message, full_name};
+use mcap_file::McapWriter;
 use output_file::OutputFile;
-use passerby_sensors::Observation;
-use passerby_world::SensorRef;
-use passerby_world::{Pose3, SensorKind, World};
-use ros::{MsgType, Transform};
+use passerby_world::World;
 pub use sink::{Sink, SinkError, Snapshot};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 pub use writer::CpuTicks;
-use writer::{Job, Message, Queue, WriterResult};
+use writer::{Job, Queue, WriterResult};
 
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
@@ -114,42 +114,8 @@ pub struct Recorder {
     path: PathBuf,
     queue: Option<Queue>,
     writer: Option<std::thread::JoinHandle<WriterResult>>,
-    topics: Arc<Topics>,
+    topics: Arc<Encoder>,
     static_written: bool,
-}
-
-/// How states and observations become messages: topic and frame names, stamps, actor classes.
-/// Shared by the simulation thread and the writer thread.
-#[derive(Clone, Debug)]
-pub(crate) struct Topics {
-    epoch_nanos: u64,
-    world_frames: WorldFrames,
-    /// Per actor (world order): instance id, class, capsule.
-    actors: Vec<(u32, String, truth::Capsule)>,
-}
-
-/// What the recorder needs to know about the world's sensors.
-#[derive(Clone, Debug, Default)]
-struct WorldFrames {
-    /// Per sensor: (parent frame, own frame, mount transform, period).
-    sensors: HashMap<SensorRef, (String, String, Transform, f64)>,
-    /// Optical frames of cameras: (sensor frame, optical frame, transform).
-    optical: Vec<(String, String, Transform)>,
-    /// Per RGB-D camera: (publish the depth image, colour its points).
-    rgbd: HashMap<SensorRef, (bool, bool)>,
-}
-
-fn transform_of(p: &Pose3) -> Transform {
-    let q = p.rotation();
-    Transform {
-        translation: [p.x, p.y, p.z],
-        rotation: [q.x, q.y, q.z, q.w],
-    }
-}
-
-/// `vehicle/name` or `world/name`.
-pub fn full_name(s: &SensorRef) -> String {
-    format!("{}/{}", s.vehicle.as_deref().unwrap_or("world"), s.name)
 }
 
 impl Recorder {
@@ -179,63 +145,7 @@ impl Recorder {
             path: path.to_owned(),
             source,
         })?;
-        let mut frames = WorldFrames::default();
-        for (vehicle, s) in world.sensors() {
-            let sensor = SensorRef {
-                vehicle: vehicle.map(str::to_owned),
-                name: s.name.clone(),
-            };
-            let parent = match vehicle {
-                Some(v) => format!("{v}/base_link"),
-                None => "map".to_owned(),
-            };
-            let own = full_name(&sensor);
-            let mut mount = transform_of(&s.pose);
-            match &s.kind {
-                // The camera's pose is its optical frame: its body frame is turned back from it.
-                SensorKind::Camera(_) => {
-                    let q = s.pose.rotation() * cameras::body_from_optical().inverse();
-                    mount.rotation = [q.x, q.y, q.z, q.w];
-                    let optical = cameras::rotation_transform(cameras::body_from_optical());
-                    frames
-                        .optical
-                        .push((own.clone(), format!("{own}_optical"), optical));
-                }
-                SensorKind::RgbdCamera(p) => {
-                    let depth = cameras::rotation_transform(cameras::body_from_optical());
-                    frames
-                        .optical
-                        .push((own.clone(), format!("{own}_depth_optical"), depth));
-                    let colour = transform_of(&p.rgb_pose_wrt_depth);
-                    frames
-                        .optical
-                        .push((own.clone(), format!("{own}_rgb_optical"), colour));
-                    frames.rgbd.insert(
-                        sensor.clone(),
-                        (p.publish_ros_depth_image, p.publish_ros_colored_pointcloud),
-                    );
-                }
-                _ => {}
-            }
-            frames
-                .sensors
-                .insert(sensor, (parent, own, mount, s.period));
-        }
-        let topics = Topics {
-            epoch_nanos,
-            world_frames: frames,
-            actors: world
-                .actors
-                .iter()
-                .map(|a| {
-                    (
-                        0,
-                        "pedestrian".to_owned(),
-                        (a.collision_radius, a.collision_height),
-                    )
-                })
-                .collect(),
-        };
+        let topics = Encoder::new(world, epoch_nanos);
         Ok(Recorder {
             path: path.to_owned(),
             queue: Some(queue),
@@ -247,10 +157,7 @@ impl Recorder {
 
     /// Gives each actor (world order) its instance id and class for the ground truth.
     pub fn set_actor_labels(&mut self, labels: &[(u32, String)]) {
-        let topics = Arc::make_mut(&mut self.topics);
-        for (a, (id, class)) in topics.actors.iter_mut().zip(labels) {
-            (a.0, a.1) = (*id, class.clone());
-        }
+        Arc::make_mut(&mut self.topics).set_actor_labels(labels);
     }
 
     /// Hands a job to the writer thread; if it has stopped, its error.
@@ -284,138 +191,13 @@ impl Recorder {
 
     /// Records the state after a simulation step and the observations it completed.
     pub fn record_step(&mut self, step: &Snapshot<'_>) -> Result<(), RecordError> {
-        let now = step.time;
-        let topics = &*self.topics;
-        let nanos = topics.nanos(now);
-        let mut out = Vec::new();
-        if !self.static_written {
-            self.static_written = true;
-            let mut mounts: Vec<(String, String, Transform)> = topics
-                .world_frames
-                .sensors
-                .values()
-                .map(|(p, c, t, _)| (p.clone(), c.clone(), *t))
-                .collect();
-            mounts.extend(topics.world_frames.optical.iter().cloned());
-            mounts.sort_by(|a, b| a.1.cmp(&b.1));
-            let identity = Transform {
-                translation: [0.0; 3],
-                rotation: [0.0, 0.0, 0.0, 1.0],
-            };
-            for v in step.vehicles {
-                mounts.push(("map".into(), format!("{}/odom", v.name), identity));
-            }
-            let data = ros::tf_message(topics.nanos(0.0), &mounts);
-            topics.push(
-                &mut out,
-                "/tf_static",
-                &ros::TF,
-                now,
-                data,
-                mounts.len() as u64,
-            );
-        }
-        topics.push(&mut out, "/clock", &ros::CLOCK, now, ros::clock(nanos), 1);
-        let mut tf: Vec<(String, String, Transform)> = Vec::new();
-        for v in step.vehicles {
-            tf.push((
-                format!("{}/odom", v.name),
-                format!("{}/base_link", v.name),
-                transform_of(&v.pose),
-            ));
-        }
-        for a in step.actors {
-            tf.push((
-                "map".into(),
-                format!("actors/{}", a.name),
-                transform_of(&a.pose),
-            ));
-        }
-        if !tf.is_empty() {
-            let data = ros::tf_message(nanos, &tf);
-            topics.push(&mut out, "/tf", &ros::TF, now, data, tf.len() as u64);
-        }
-        for v in step.vehicles {
-            let t = transform_of(&v.pose);
-            let [vx, vy, w] = v.twist;
-            let data = encode::odometry(
-                nanos,
-                &format!("{}/odom", v.name),
-                &format!("{}/base_link", v.name),
-                t.translation,
-                t.rotation,
-                [vx, vy, 0.0, 0.0, 0.0, w],
-            );
-            topics.push(
-                &mut out,
-                &format!("/{}/odom", v.name),
-                &ros::ODOMETRY,
-                now,
-                data,
-                1,
-            );
-        }
-        for (v, &touched) in step.vehicles.iter().zip(step.touched) {
-            let data = truth::boolean(touched);
-            topics.push(
-                &mut out,
-                &format!("/{}/collision", v.name),
-                &truth::BOOL,
-                now,
-                data,
-                1,
-            );
-        }
-        let actors = step.actors;
-        if !actors.is_empty() {
-            let info = topics.actors.clone();
-            let ids: Vec<u32> = info.iter().map(|i| i.0).collect();
-            let n = actors.len() as u64;
-            let data = truth::detections(nanos, actors, &info);
-            topics.push(
-                &mut out,
-                "/ground_truth/actors",
-                &truth::DETECTION3D_ARRAY,
-                now,
-                data,
-                n,
-            );
-            let data = truth::markers(nanos, actors, &info, step.skeletons);
-            topics.push(
-                &mut out,
-                "/ground_truth/actor_markers",
-                &truth::MARKER_ARRAY,
-                now,
-                data,
-                n,
-            );
-            let data = truth::actor_states(nanos, actors, &ids);
-            topics.push(
-                &mut out,
-                "/ground_truth/actor_states",
-                &truth::ACTOR_STATE_ARRAY,
-                now,
-                data,
-                n,
-            );
-        }
-        if !step.contacts.is_empty() {
-            let data = truth::contacts(nanos, step.contacts);
-            let n = step.contacts.len() as u64;
-            topics.push(
-                &mut out,
-                "/ground_truth/contacts",
-                &truth::CONTACT_ARRAY,
-                now,
-                data,
-                n,
-            );
-        }
+        let messages = self.topics.state_messages(step, !self.static_written);
+        self.static_written = true;
         let job = Job::Step {
-            messages: out,
+            messages,
             observations: step.observations.clone(),
             topics: self.topics.clone(),
-            now,
+            now: step.time,
         };
         self.send(job)
     }
@@ -460,89 +242,6 @@ impl Finished {
         match (self.writer_cpu, self.process_cpu) {
             (Some(w), Some(p)) if p > 0 => Some(w as f64 / p as f64),
             _ => None,
-        }
-    }
-}
-
-impl Topics {
-    /// Nanoseconds since 1970 of a simulated time.
-    pub(crate) fn nanos(&self, sim_seconds: f64) -> u64 {
-        self.epoch_nanos + (sim_seconds * 1e9).round() as u64
-    }
-
-    /// Adds a message on `topic` logged at simulated time `log_seconds` to `out`.
-    pub(crate) fn push(
-        &self,
-        out: &mut Vec<Message>,
-        topic: &str,
-        ty: &MsgType,
-        log_seconds: f64,
-        data: Vec<u8>,
-        points: u64,
-    ) {
-        out.push(Message {
-            topic: topic.to_owned(),
-            ty: *ty,
-            time: self.nanos(log_seconds),
-            data,
-            points,
-            content: Content::Compressible,
-        });
-    }
-
-    /// Marks the message last added to `out` as one LZ4 barely shrinks (a point cloud, a noisy
-    /// depth image), so `--compression auto` stores its chunk.
-    pub(crate) fn incompressible(out: &mut [Message]) {
-        if let Some(m) = out.last_mut() {
-            m.content = Content::Incompressible;
-        }
-    }
-
-    fn topic_and_frame(&self, s: &SensorRef) -> (String, String, f64) {
-        let frame = full_name(s);
-        let period = self
-            .world_frames
-            .sensors
-            .get(s)
-            .map_or(0.0, |(_, _, _, p)| *p);
-        (format!("/{frame}"), frame, period)
-    }
-
-    /// Encodes an observation logged at simulated time `now` into `out`.
-    pub(crate) fn observation(&self, o: &Observation, now: f64, out: &mut Vec<Message>) {
-        match o {
-            Observation::PointCloud(c) => {
-                let (topic, frame, _) = self.topic_and_frame(&c.sensor);
-                let data = encode::point_cloud(c, self.nanos(c.stamp), &frame);
-                let points = c.points.len() as u64;
-                self.push(
-                    out,
-                    &format!("{topic}_points"),
-                    &ros::POINT_CLOUD2,
-                    now,
-                    data,
-                    points,
-                );
-                Topics::incompressible(out);
-            }
-            Observation::LaserScan(s) => {
-                let (topic, frame, period) = self.topic_and_frame(&s.sensor);
-                let data = encode::laser_scan(s, self.nanos(s.stamp), &frame, period);
-                let points = s.ranges.len() as u64;
-                self.push(out, &topic, &ros::LASER_SCAN, now, data, points)
-            }
-            Observation::Imu(s) => {
-                let (topic, frame, _) = self.topic_and_frame(&s.sensor);
-                let data = encode::imu(s, self.nanos(s.stamp), &frame);
-                self.push(out, &topic, &ros::IMU, now, data, 1)
-            }
-            Observation::Gnss(f) => {
-                let (topic, frame, _) = self.topic_and_frame(&f.sensor);
-                let data = encode::nav_sat_fix(f, self.nanos(f.stamp), &frame);
-                self.push(out, &topic, &ros::NAV_SAT_FIX, now, data, 1)
-            }
-            Observation::Camera(c) => self.camera(c, now, out),
-            Observation::Rgbd(f) => self.rgbd(f, now, out),
         }
     }
 }

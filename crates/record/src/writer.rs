@@ -7,10 +7,10 @@
 //! the run when writing falls behind. Encoding the large observations here, not on the
 //! simulation thread, keeps it off the simulation's serial path.
 
-use crate::mcap_file::{Content, McapWriter, MessageHeader};
+use crate::encoder::{Encoder, Message};
+use crate::mcap_file::{McapWriter, MessageHeader};
 use crate::output_file::OutputFile;
-use crate::ros::MsgType;
-use crate::{RecordError, TopicCount, Topics};
+use crate::{RecordError, TopicCount};
 use passerby_sensors::Observation;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -21,19 +21,6 @@ use std::sync::{Arc, Condvar, Mutex};
 /// writer (a job larger than this still passes when the queue is empty).
 const QUEUE_BYTES: usize = 64 << 20;
 
-/// One encoded message.
-pub(crate) struct Message {
-    pub topic: String,
-    pub ty: MsgType,
-    /// Log and publish time, nanoseconds since 1970.
-    pub time: u64,
-    pub data: Vec<u8>,
-    /// Points, ranges or samples it holds (for the run's summary).
-    pub points: u64,
-    /// Whether its chunk is worth compressing.
-    pub content: Content,
-}
-
 /// Work for the writer thread.
 pub(crate) enum Job {
     /// A step: messages already encoded, then observations to encode with `topics`, logged at
@@ -41,7 +28,7 @@ pub(crate) enum Job {
     Step {
         messages: Vec<Message>,
         observations: Arc<Vec<Observation>>,
-        topics: Arc<Topics>,
+        topics: Arc<Encoder>,
         now: f64,
     },
     /// An MCAP metadata record.

@@ -39,6 +39,8 @@ pub use labels::{actor_labels, label_tables};
 pub use load::{InputOptions, Loaded, load_world, model_library};
 pub use passerby_mavs::YprConvention;
 pub use passerby_record::dump::Dumper;
-pub use passerby_record::{ChunkCompression, Recorder, Sink, SinkError, Snapshot};
+pub use passerby_record::{
+    ChunkCompression, Encoder, Message, Recorder, Sink, SinkError, Snapshot,
+};
 pub use passerby_sensors::Observation;
 pub use time::parse_start_time;

@@ -265,6 +265,66 @@ impl Encoder {
 }
 
 impl Encoder {
+    /// Every topic a run of `world` may publish, with its type, in a fixed order: what a live
+    /// server advertises before the first step, so a client can subscribe to a sensor before
+    /// its first message (a recording holds those that received a message).
+    pub fn topics(&self, world: &World) -> Vec<(String, MsgType)> {
+        let mut topics: Vec<(String, MsgType)> = vec![
+            ("/clock".into(), ros::CLOCK),
+            ("/tf_static".into(), ros::TF),
+        ];
+        if !world.vehicles.is_empty() || !world.actors.is_empty() {
+            topics.push(("/tf".into(), ros::TF));
+            topics.push(("/ground_truth/contacts".into(), truth::CONTACT_ARRAY));
+        }
+        for v in &world.vehicles {
+            topics.push((format!("/{}/odom", v.name), ros::ODOMETRY));
+            topics.push((format!("/{}/collision", v.name), truth::BOOL));
+        }
+        if !world.actors.is_empty() {
+            topics.push(("/ground_truth/actors".into(), truth::DETECTION3D_ARRAY));
+            topics.push(("/ground_truth/actor_markers".into(), truth::MARKER_ARRAY));
+            topics.push((
+                "/ground_truth/actor_states".into(),
+                truth::ACTOR_STATE_ARRAY,
+            ));
+        }
+        let colour_set = |topic: &str| {
+            [
+                (format!("{topic}/image_raw"), ros::IMAGE),
+                (format!("{topic}/camera_info"), ros::CAMERA_INFO),
+                (format!("{topic}/labels/instance"), ros::IMAGE),
+                (format!("{topic}/labels/class"), ros::IMAGE),
+                (format!("{topic}/labels/boxes"), cameras::DETECTION2D_ARRAY),
+            ]
+        };
+        for (vehicle, s) in world.sensors() {
+            let topic = format!("/{}/{}", vehicle.unwrap_or("world"), s.name);
+            match &s.kind {
+                SensorKind::Lidar3d(_) => {
+                    topics.push((format!("{topic}_points"), ros::POINT_CLOUD2))
+                }
+                SensorKind::Laser(_) => topics.push((topic, ros::LASER_SCAN)),
+                SensorKind::Imu(_) => topics.push((topic, ros::IMU)),
+                SensorKind::Gnss(_) => topics.push((topic, ros::NAV_SAT_FIX)),
+                SensorKind::Camera(_) => topics.extend(colour_set(&topic)),
+                SensorKind::RgbdCamera(p) => {
+                    if p.sense_rgb {
+                        topics.extend(colour_set(&format!("{topic}_rgb")));
+                    }
+                    if p.sense_depth {
+                        if p.publish_ros_depth_image {
+                            topics.push((format!("{topic}_depth/image_raw"), ros::IMAGE));
+                            topics.push((format!("{topic}_depth/camera_info"), ros::CAMERA_INFO));
+                        }
+                        topics.push((format!("{topic}_points"), ros::POINT_CLOUD2));
+                    }
+                }
+            }
+        }
+        topics
+    }
+
     /// Nanoseconds since 1970 of a simulated time.
     pub fn nanos(&self, sim_seconds: f64) -> u64 {
         self.epoch_nanos + (sim_seconds * 1e9).round() as u64

@@ -91,6 +91,9 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// Simulate a world and record everything to MCAP (ROS 2 messages).
     Run(commands::run::RunArgs),
+    /// Run a world live: served to Foxglove WebSocket clients, driven by their velocity
+    /// commands, stepped on request in lockstep.
+    Serve(commands::serve::ServeArgs),
     /// Render one instant of one camera to PNG files (colour, depth, labels) and 2D boxes.
     Render(commands::render::RenderArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
@@ -142,6 +145,7 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(&cli.global, args),
         Command::Model(command) => commands::model::run(&cli.global, command),
         Command::Run(args) => commands::run::run(&cli.global, args),
+        Command::Serve(args) => commands::serve::run(&cli.global, args),
         Command::Render(args) => commands::render::run(&cli.global, args),
         Command::Bench(args) => commands::bench::run(&cli.global, args),
         Command::Recover(args) => commands::recover::run(&cli.global, args),

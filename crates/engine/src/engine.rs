@@ -216,6 +216,14 @@ impl Engine {
         Ok(())
     }
 
+    /// The message encoder of this run (stamps from `epoch`, nanoseconds since 1970), with
+    /// the actors' ids and classes: what a live publisher encodes with.
+    pub fn encoder(&self, epoch: u64) -> passerby_record::Encoder {
+        let mut encoder = passerby_record::Encoder::new(&self.world, epoch);
+        encoder.set_actor_labels(&crate::actor_labels(&self.world, self.scene()));
+        encoder
+    }
+
     /// Also writes the run as plain files into `dir` (`--dump`), with `labels.json`.
     pub fn dump_to(&mut self, dir: &std::path::Path) -> Result<(), EngineError> {
         let labels = crate::label_tables(self.scene());

@@ -27,6 +27,16 @@ pub struct Message {
     pub content: Content,
 }
 
+/// Roughly the memory a step's encoded messages and its observations hold while queued for a
+/// thread that publishes them (queues are bounded by it).
+pub fn queued_bytes(messages: &[Message], observations: &[Observation]) -> usize {
+    messages.iter().map(|m| m.data.len()).sum::<usize>()
+        + observations
+            .iter()
+            .map(Observation::held_bytes)
+            .sum::<usize>()
+}
+
 /// How states and observations become messages: topic and frame names, stamps, actor classes.
 /// Shared by the threads that encode (the recorder's writer, live publishers).
 #[derive(Clone, Debug)]

@@ -46,13 +46,7 @@ impl Job {
                 messages,
                 observations,
                 ..
-            } => {
-                messages.iter().map(|m| m.data.len()).sum::<usize>()
-                    + observations
-                        .iter()
-                        .map(Observation::held_bytes)
-                        .sum::<usize>()
-            }
+            } => crate::encoder::queued_bytes(messages, observations),
             Job::Metadata { entries, .. } => entries.iter().map(|(k, v)| k.len() + v.len()).sum(),
         }
     }

@@ -7,3 +7,4 @@ pub mod open;
 pub mod recover;
 pub mod render;
 pub mod run;
+pub mod serve;

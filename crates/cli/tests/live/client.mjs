@@ -1,0 +1,169 @@
+// A client of `passerby serve` built only from libraries we did not write: Foxglove's
+// WebSocket protocol client (@foxglove/ws-protocol over `ws`) and its ROS 2 message
+// definitions parser and CDR reader/writer. Modes:
+//   check PORT              decode a PointCloud2 and an Image, drive /r1/cmd_vel, see /r1/odom move
+//   lockstep PORT N         a closed-loop controller in lockstep: N times read odom, command, step
+//   stall PORT SECONDS      subscribe to everything, then stop reading the socket
+// Prints one JSON line of what it saw; exits non-zero when something is missing.
+import wsProtocol from "@foxglove/ws-protocol";
+import { parse } from "@foxglove/rosmsg";
+import { MessageReader, MessageWriter } from "@foxglove/rosmsg2-serialization";
+import { WebSocket } from "ws";
+
+const { FoxgloveClient } = wsProtocol;
+
+const [mode, port, arg] = process.argv.slice(2);
+const TWIST = "geometry_msgs/msg/Twist";
+const TWIST_DEF = "geometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n" +
+  "================================================================================\n" +
+  "MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n";
+
+function fail(why) {
+  console.error(`client: ${why}`);
+  process.exit(1);
+}
+
+// Closes the connection cleanly (the server sees a close, not a reset), then exits.
+function finish(code) {
+  ws.once("close", () => process.exit(code));
+  client.close();
+  setTimeout(() => process.exit(code), 1000).unref();
+}
+setTimeout(() => fail("timed out"), 60_000).unref();
+
+// The Foxglove SDK's server speaks the ws-protocol under the name `foxglove.sdk.v1` (the
+// client library's own name for it is the older `foxglove.websocket.v1`).
+const ws = new WebSocket(`ws://127.0.0.1:${port}`, ["foxglove.sdk.v1", FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+const client = new FoxgloveClient({ ws });
+const channels = new Map(); // topic -> channel
+const services = new Map(); // name -> service
+const readers = new Map(); // subscription id -> { topic, reader }
+const handlers = new Map(); // topic -> (message, logTime) => void
+const calls = new Map(); // call id -> resolve
+let nextCall = 1;
+let ready;
+const advertised = new Promise((resolve) => (ready = resolve));
+
+client.on("error", (e) => fail(`websocket error: ${e}`));
+client.on("advertise", (list) => {
+  for (const c of list) channels.set(c.topic, c);
+  ready();
+});
+client.on("advertiseServices", (list) => {
+  for (const s of list) services.set(s.name, s);
+});
+client.on("message", ({ subscriptionId, timestamp, data }) => {
+  const r = readers.get(subscriptionId);
+  if (!r) return;
+  const handler = handlers.get(r.topic);
+  if (handler) handler(r.reader.readMessage(data), timestamp);
+});
+client.on("serviceCallResponse", ({ callId, data }) => {
+  const resolve = calls.get(callId);
+  calls.delete(callId);
+  resolve?.({ ok: JSON.parse(new TextDecoder().decode(data)) });
+});
+client.on("serviceCallFailure", ({ callId, message }) => {
+  const resolve = calls.get(callId);
+  calls.delete(callId);
+  resolve?.({ error: message });
+});
+
+function subscribe(topic, handler) {
+  const c = channels.get(topic);
+  if (!c) fail(`no channel ${topic}; channels: ${[...channels.keys()].join(" ")}`);
+  if (c.encoding !== "cdr" || c.schemaEncoding !== "ros2msg") fail(`${topic}: ${c.encoding}/${c.schemaEncoding}`);
+  const reader = new MessageReader(parse(c.schema, { ros2: true }));
+  readers.set(client.subscribe(c.id), { topic, reader });
+  handlers.set(topic, handler);
+}
+
+function call(name, request) {
+  const s = services.get(name);
+  if (!s) fail(`no service ${name}; services: ${[...services.keys()].join(" ")}`);
+  const callId = nextCall++;
+  const data = new TextEncoder().encode(JSON.stringify(request));
+  return new Promise((resolve) => {
+    calls.set(callId, resolve);
+    client.sendServiceCallRequest({ serviceId: s.id, callId, encoding: "json", data });
+  });
+}
+
+function twistPublisher(topic) {
+  const id = client.advertise({ topic, encoding: "cdr", schemaName: TWIST, schema: TWIST_DEF, schemaEncoding: "ros2msg" });
+  const writer = new MessageWriter(parse(TWIST_DEF, { ros2: true }));
+  return (vx, w) => client.sendMessage(id, writer.writeMessage({ linear: { x: vx, y: 0, z: 0 }, angular: { x: 0, y: 0, z: w } }));
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const stampSeconds = (h) => h.stamp.sec + h.stamp.nanosec * 1e-9;
+
+async function check() {
+  await advertised;
+  await sleep(200); // the rest of the advertisements
+  const seen = { channels: [...channels.keys()].sort(), odom: [] };
+  subscribe("/r1/vlp16_points", (m) => {
+    seen.cloud ??= { points: m.width * m.height, fields: m.fields.map((f) => f.name), bytes: m.data.length, point_step: m.point_step, frame: m.header.frame_id };
+  });
+  subscribe("/r1/cam/image_raw", (m) => {
+    seen.image ??= { width: m.width, height: m.height, encoding: m.encoding, bytes: m.data.length };
+  });
+  subscribe("/r1/odom", (m) => seen.odom.push([stampSeconds(m.header), m.pose.pose.position.x]));
+  subscribe("/tf_static", (m) => (seen.tf_static = m.transforms.length));
+  const drive = twistPublisher("/r1/cmd_vel");
+  const started = Date.now();
+  while (Date.now() - started < 30_000) {
+    drive(1.0, 0.0);
+    await sleep(100);
+    const last = seen.odom.at(-1);
+    if (seen.cloud && seen.image && seen.tf_static && last && last[1] > 0.5) break;
+  }
+  seen.odom = [seen.odom[0], seen.odom.at(-1)];
+  console.log(JSON.stringify(seen));
+  finish(seen.cloud && seen.image && seen.tf_static ? 0 : 1);
+}
+
+async function lockstep(iterations) {
+  await advertised;
+  while (!services.has("/passerby/step")) await sleep(20);
+  let odom;
+  subscribe("/r1/odom", (m) => (odom = { t: stampSeconds(m.header), x: m.pose.pose.position.x, y: m.pose.pose.position.y, q: m.pose.pose.orientation }));
+  const drive = twistPublisher("/r1/cmd_vel");
+  // The goal and a proportional controller on distance and bearing.
+  const goal = [2.0, 1.0];
+  let state = (await call("/passerby/step", { steps: 1 })).ok;
+  const trace = [];
+  for (let i = 0; i < iterations; i++) {
+    // Wait for this step's odometry: lockstep answers once it is handed to the server.
+    while (!odom || Math.abs(odom.t - state.time) > 1e-6) await sleep(1);
+    const yaw = 2 * Math.atan2(odom.q.z, odom.q.w);
+    const [dx, dy] = [goal[0] - odom.x, goal[1] - odom.y];
+    let err = Math.atan2(dy, dx) - yaw;
+    err = Math.atan2(Math.sin(err), Math.cos(err));
+    const v = Math.min(0.8, Math.hypot(dx, dy)) * Math.max(0, Math.cos(err));
+    drive(v, 1.5 * err);
+    trace.push([state.time, odom.x, odom.y]);
+    const reply = await call("/passerby/step", { steps: 10 });
+    if (!reply.ok) fail(`step: ${reply.error}`);
+    state = reply.ok;
+  }
+  console.log(JSON.stringify({ steps: state.steps, time: state.time, last: trace.at(-1) }));
+  finish(0);
+}
+
+async function stall(seconds) {
+  await advertised;
+  await sleep(200);
+  for (const topic of channels.keys()) subscribe(topic, () => {});
+  await sleep(300);
+  // Stop reading: the server's messages pile up in the kernel's buffers, then in its queue.
+  ws._socket.pause();
+  await sleep(seconds * 1000);
+  console.log(JSON.stringify({ subscribed: channels.size }));
+  process.exit(0);
+}
+
+if (mode === "check") await check();
+else if (mode === "lockstep") await lockstep(Number(arg));
+else if (mode === "stall") await stall(Number(arg));
+else fail(`unknown mode ${mode}`);

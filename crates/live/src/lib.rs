@@ -1,0 +1,26 @@
+//! A world served live: its steps published while they happen and its inputs taken while it
+//! runs. Publishers are engine sinks (they receive each step's snapshot and encode it with the
+//! recording's [`passerby_engine::Encoder`], so a live topic carries exactly the bytes a
+//! recording would); inputs arrive from any publisher's clients as [`Control`]s, which the
+//! serving loop ([`serve()`]) applies between steps: velocity commands, pause, resume, a number
+//! of steps (lockstep), reset.
+//!
+//! Owns: the serving loop, its pacing and the control channel; the Foxglove WebSocket server.
+//! Must not touch: what a step computes or how a message is encoded (the engine and the
+//! recording crate do).
+//!
+//! Modules: controls and replies (`control.rs`), the loop (`serve.rs`), velocity commands as
+//! clients send them (`twist.rs`), the Foxglove WebSocket server (`foxglove_ws.rs`) with its
+//! publishing thread behind a bounded queue (`outbox.rs`).
+
+mod control;
+mod foxglove_ws;
+mod outbox;
+mod serve;
+mod twist;
+
+pub use control::{Control, ControlReceiver, ControlSender, Reply, RunState, controls};
+pub use foxglove_ws::{FoxgloveOptions, FoxgloveServer};
+pub use outbox::OutboxStats;
+pub use serve::{Published, ServeError, ServeOptions, ServeReport, serve};
+pub use twist::{decode_twist, twist_topic_vehicle};

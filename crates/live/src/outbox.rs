@@ -1,0 +1,204 @@
+//! Between the simulation and a publisher's thread: a queue bounded by bytes. The simulation
+//! only queues (the state's messages already encoded, the observations shared, not copied);
+//! the publisher encodes the observations and hands everything to its clients. When the
+//! publisher falls behind, the oldest queued step is dropped and counted, so a slow or vanished
+//! client never slows the simulation; in lockstep nothing is dropped and the queue waits for
+//! room instead (the client sets the pace there anyway).
+
+use passerby_engine::{Message, Observation};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+/// One step's output, or something to do once everything queued before it is published.
+pub(crate) enum Item {
+    /// A step: its state's messages and its observations, logged at simulated time `now`.
+    Step {
+        messages: Vec<Message>,
+        observations: Arc<Vec<Observation>>,
+        now: f64,
+    },
+    /// Called once every item queued before it is published (a lockstep reply).
+    Then(Box<dyn FnOnce() + Send>),
+}
+
+impl Item {
+    fn bytes(&self) -> usize {
+        match self {
+            Item::Step {
+                messages,
+                observations,
+                ..
+            } => passerby_record::encoder::queued_bytes(messages, observations),
+            Item::Then(_) => 0,
+        }
+    }
+}
+
+/// What a publisher did with the steps it was given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutboxStats {
+    /// Steps handed to the clients.
+    pub published: u64,
+    /// Steps dropped because the publisher was behind.
+    pub dropped: u64,
+}
+
+#[derive(Default)]
+struct State {
+    items: VecDeque<(Item, usize)>,
+    bytes: usize,
+    closed: bool,
+    stats: OutboxStats,
+}
+
+/// The queue.
+pub(crate) struct Outbox {
+    state: Mutex<State>,
+    changed: Condvar,
+    max_bytes: usize,
+    lossless: bool,
+}
+
+impl Outbox {
+    /// A queue holding at most `max_bytes` (one larger step still passes when it is empty);
+    /// `lossless` waits for room instead of dropping.
+    pub(crate) fn new(max_bytes: usize, lossless: bool) -> Outbox {
+        Outbox {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            max_bytes,
+            lossless,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues `item`, dropping the oldest steps (or waiting) while it does not fit.
+    pub(crate) fn push(&self, item: Item) {
+        let bytes = item.bytes();
+        let mut state = self.lock();
+        while !state.closed && state.bytes > 0 && state.bytes + bytes > self.max_bytes {
+            if self.lossless {
+                state = self
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            // The oldest step goes; replies stay, in order.
+            let Some(oldest) =
+                (state.items.iter()).position(|(i, _)| matches!(i, Item::Step { .. }))
+            else {
+                break;
+            };
+            if let Some((_, b)) = state.items.remove(oldest) {
+                state.bytes -= b;
+                state.stats.dropped += 1;
+            }
+        }
+        if state.closed {
+            return;
+        }
+        state.bytes += bytes;
+        state.items.push_back((item, bytes));
+        self.changed.notify_all();
+    }
+
+    /// The next item, waiting for one; `None` once closed and empty.
+    pub(crate) fn pop(&self) -> Option<Item> {
+        let mut state = self.lock();
+        loop {
+            if let Some((item, bytes)) = state.items.pop_front() {
+                state.bytes -= bytes;
+                if matches!(item, Item::Step { .. }) {
+                    state.stats.published += 1;
+                }
+                self.changed.notify_all();
+                return Some(item);
+            }
+            if state.closed {
+                return None;
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// No more items: the publisher ends once it has published what is queued.
+    pub(crate) fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+
+    /// Steps published and dropped so far.
+    pub(crate) fn stats(&self) -> OutboxStats {
+        self.lock().stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(bytes: usize, now: f64) -> Item {
+        let m = Message {
+            topic: "/t".into(),
+            ty: passerby_record::ros::CLOCK,
+            time: 0,
+            data: vec![0; bytes],
+            points: 0,
+            content: passerby_record::mcap_file::Content::Compressible,
+        };
+        Item::Step {
+            messages: vec![m],
+            observations: Arc::new(Vec::new()),
+            now,
+        }
+    }
+
+    #[test]
+    fn a_full_outbox_drops_its_oldest_steps_and_keeps_replies_in_order() {
+        let outbox = Outbox::new(100, false);
+        outbox.push(step(60, 1.0));
+        outbox.push(Item::Then(Box::new(|| {})));
+        outbox.push(step(60, 2.0));
+        outbox.push(step(60, 3.0));
+        outbox.close();
+        let mut seen = Vec::new();
+        while let Some(item) = outbox.pop() {
+            seen.push(match item {
+                Item::Step { now, .. } => now,
+                Item::Then(_) => -1.0,
+            });
+        }
+        assert_eq!(seen, [-1.0, 3.0]);
+        assert_eq!(
+            outbox.stats(),
+            OutboxStats {
+                published: 1,
+                dropped: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_lossless_outbox_waits_for_room() {
+        let outbox = Arc::new(Outbox::new(100, true));
+        outbox.push(step(60, 1.0));
+        let pusher = {
+            let outbox = outbox.clone();
+            std::thread::spawn(move || outbox.push(step(60, 2.0)))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!pusher.is_finished(), "the second step waits for room");
+        assert!(matches!(outbox.pop(), Some(Item::Step { now: 1.0, .. })));
+        pusher.join().unwrap();
+        outbox.close();
+        assert!(matches!(outbox.pop(), Some(Item::Step { now: 2.0, .. })));
+        assert_eq!(outbox.stats().dropped, 0);
+    }
+}

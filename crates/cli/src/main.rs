@@ -129,7 +129,10 @@ fn main() -> ExitCode {
     let level = match (cli.global.quiet, cli.global.verbose) {
         (true, _) => "error",
         // Downloads say what they fetch (once per file, into the cache).
-        (false, 0) => "warn,passerby_assets::uri=info",
+        // RustDDS logs every discovery step it cannot take yet (a peer not confirmed
+        // reachable, no multicast on loopback) and its shutdown as warnings and errors: noise
+        // for a user, kept for -v (a failure to start reaches us as an error anyway).
+        (false, 0) => "warn,passerby_assets::uri=info,rustdds=off,ros2_client=off",
         (false, 1) => "debug",
         (false, _) => "trace",
     };

@@ -65,7 +65,7 @@ fn serve(world: &str, extra: &[&str]) -> Served {
         let line = stderr
             .recv_timeout(Duration::from_secs(60))
             .expect("passerby serve printed its address");
-        if let Some(rest) = line.split("ws://127.0.0.1:").nth(1) {
+        if let Some(rest) = line.split("foxglove: ws://127.0.0.1:").nth(1) {
             break rest.split(' ').next().unwrap().parse().unwrap();
         }
     };

@@ -3,6 +3,8 @@
 //! environment under the target directory on first use; `.ci/run` prepares it).
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,38 +52,16 @@ fn readers_python() -> PathBuf {
 }
 
 fn make_readers_venv() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers-venv");
-    let python = venv.join("bin/python");
-    if !python.exists() {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .expect("python3 is needed to check recordings with independent readers");
-        assert!(made.success(), "python3 -m venv failed");
-    }
-    let ready = Command::new(&python)
-        .args(["-c", "import mcap, mcap_ros2, rosbags, pypcd4"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    if !ready.success() {
-        let installed = Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "mcap==1.6.0",
-                "mcap-ros2-support==0.6.0",
-                "rosbags==0.11.9",
-                "pypcd4==1.5.1",
-            ])
-            .status()
-            .unwrap();
-        assert!(installed.success(), "pip install of the readers failed");
-    }
-    python
+    common::python_venv(
+        "readers-venv",
+        "mcap, mcap_ros2, rosbags, pypcd4",
+        &[
+            "mcap==1.6.0",
+            "mcap-ros2-support==0.6.0",
+            "rosbags==0.11.9",
+            "pypcd4==1.5.1",
+        ],
+    )
 }
 
 /// Message count per channel, through the `mcap` crate's reader (summary and index checked).

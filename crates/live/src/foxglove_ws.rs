@@ -10,13 +10,13 @@
 //! to it (WebSocket channels keep no latched message).
 
 use crate::control::{Control, ControlSender, Reply};
-use crate::outbox::{Item, Outbox, OutboxStats};
+use crate::outbox::{Outbox, OutboxSink, OutboxStats, PublishedBy, Publisher, publish_queued};
 use crate::serve::Published;
 use crate::twist::{decode_twist, twist_topic_vehicle};
 use foxglove::websocket::service::{Handler, Request, Responder, Service, ServiceSchema};
 use foxglove::websocket::{Capability, ChannelView, Client, ClientChannel, ServerListener, Status};
 use foxglove::{ChannelBuilder, Context, PartialMetadata, RawChannel, Schema, WebSocketServer};
-use passerby_engine::{Encoder, Sink, SinkError, Snapshot};
+use passerby_engine::{Encoder, Message, Sink};
 use passerby_record::full_name;
 use passerby_world::{SensorRef, World};
 use std::collections::{BTreeSet, HashMap};
@@ -58,11 +58,12 @@ struct Shared {
     sensor_channels: HashMap<SensorRef, Vec<Arc<RawChannel>>>,
     /// The last `/tf_static` message and its log time, for late subscribers.
     tf_static: Mutex<Option<(Vec<u8>, u64)>>,
+    /// The server, once started (its clock follows the steps); taken out to stop it.
+    handle: Mutex<Option<foxglove::WebSocketServerHandle>>,
 }
 
 /// A running Foxglove WebSocket server and its publishing thread.
 pub struct FoxgloveServer {
-    handle: Option<Arc<foxglove::WebSocketServerHandle>>,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
     port: u16,
@@ -111,6 +112,7 @@ impl FoxgloveServer {
             channels,
             sensor_channels,
             tf_static: Mutex::new(None),
+            handle: Mutex::new(None),
         });
         let vehicles: BTreeSet<String> = world.vehicles.iter().map(|v| v.name.clone()).collect();
         let listener = Listener {
@@ -131,16 +133,15 @@ impl FoxgloveServer {
             .start_blocking()
             .map_err(|e| format!("cannot serve on {}:{}: {e}", options.host, options.port))?;
         let port = handle.port();
-        let handle = Arc::new(handle);
+        *shared.handle.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
         let thread = {
-            let (shared, handle) = (shared.clone(), handle.clone());
+            let shared = shared.clone();
             std::thread::Builder::new()
                 .name("foxglove-publisher".into())
-                .spawn(move || publish(&shared, &handle))
+                .spawn(move || publish_queued(&*shared))
                 .map_err(|e| format!("cannot start the publisher thread: {e}"))?
         };
         Ok(FoxgloveServer {
-            handle: Some(handle),
             shared,
             thread: Some(thread),
             port,
@@ -154,10 +155,7 @@ impl FoxgloveServer {
 
     /// The sink that feeds it (add it to the engine).
     pub fn sink(&self) -> Box<dyn Sink> {
-        Box::new(FoxgloveSink {
-            shared: self.shared.clone(),
-            static_sent: false,
-        })
+        Box::new(OutboxSink::new(self.shared.clone()))
     }
 
     /// Its publishing side, for lockstep replies.
@@ -176,7 +174,10 @@ impl FoxgloveServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        if let Some(handle) = self.handle.take().and_then(|h| Arc::try_unwrap(h).ok()) {
+        let handle = (self.shared.handle.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(handle) = handle {
             // Closing sends each client a close frame: a client that stopped reading would
             // hold that up for ever, so it gets two seconds.
             let shutdown = handle.stop();
@@ -200,87 +201,42 @@ impl Drop for FoxgloveServer {
     }
 }
 
-/// The publishing thread: encodes each queued step's observations and logs every message on
-/// its channel, stamped with simulated time, then moves the server's clock.
-fn publish(shared: &Shared, handle: &foxglove::WebSocketServerHandle) {
-    let mut encoded = Vec::new();
-    while let Some(item) = shared.outbox.pop() {
-        let (messages, observations, now) = match item {
-            Item::Then(then) => {
-                then();
-                continue;
-            }
-            Item::Step {
-                messages,
-                observations,
-                now,
-            } => (messages, observations, now),
-        };
-        for m in &messages {
-            if m.topic == "/tf_static" {
-                let mut kept = shared
-                    .tf_static
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                *kept = Some((m.data.clone(), m.time));
-            }
-            if let Some(channel) = shared.channels.get(&m.topic) {
-                channel.log_with_meta(&m.data, PartialMetadata::with_log_time(m.time));
-            }
+impl Publisher for Shared {
+    fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
+    fn outbox(&self) -> &Outbox {
+        &self.outbox
+    }
+
+    fn name(&self) -> &'static str {
+        "foxglove"
+    }
+
+    fn listened(&self, sensor: &SensorRef) -> bool {
+        (self.sensor_channels.get(sensor)).is_some_and(|cs| cs.iter().any(|c| c.has_sinks()))
+    }
+
+    fn send(&self, m: Message) {
+        if m.topic == "/tf_static" {
+            let mut kept = self
+                .tf_static
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            *kept = Some((m.data.clone(), m.time));
         }
-        for o in observations.iter() {
-            let listened = (shared.sensor_channels.get(o.sensor()))
-                .is_some_and(|cs| cs.iter().any(|c| c.has_sinks()));
-            if !listened {
-                continue;
-            }
-            shared.encoder.observation(o, now, &mut encoded);
-            for m in encoded.drain(..) {
-                if let Some(channel) = shared.channels.get(&m.topic) {
-                    channel.log_with_meta(&m.data, PartialMetadata::with_log_time(m.time));
-                }
-            }
+        if let Some(channel) = self.channels.get(&m.topic) {
+            channel.log_with_meta(&m.data, PartialMetadata::with_log_time(m.time));
         }
-        handle.broadcast_time(shared.encoder.nanos(now));
-    }
-}
-
-/// The engine's side: encodes the state on the simulation thread (small) and queues it with
-/// the observations.
-struct FoxgloveSink {
-    shared: Arc<Shared>,
-    static_sent: bool,
-}
-
-impl Sink for FoxgloveSink {
-    fn step(&mut self, snapshot: &Snapshot<'_>) -> Result<(), SinkError> {
-        let messages = self
-            .shared
-            .encoder
-            .state_messages(snapshot, !self.static_sent);
-        self.static_sent = true;
-        self.shared.outbox.push(Item::Step {
-            messages,
-            observations: snapshot.observations.clone(),
-            now: snapshot.time,
-        });
-        Ok(())
     }
 
-    fn finish(self: Box<Self>) -> Result<Vec<String>, SinkError> {
-        let stats = self.shared.outbox.stats();
-        Ok(vec![format!(
-            "foxglove: {} steps published, {} dropped (clients behind)",
-            stats.published, stats.dropped
-        )])
-    }
-}
-
-struct PublishedBy(Arc<Shared>);
-
-impl Published for PublishedBy {
-    fn then(&self, then: Box<dyn FnOnce() + Send>) {
-        self.0.outbox.push(Item::Then(then));
+    /// The server's clock moves with the published steps.
+    fn stepped(&self, now: f64) {
+        let handle = self.handle.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(handle) = handle.as_ref() {
+            handle.broadcast_time(self.encoder.nanos(now));
+        }
     }
 }
 

@@ -5,22 +5,25 @@
 //! serving loop ([`serve()`]) applies between steps: velocity commands, pause, resume, a number
 //! of steps (lockstep), reset.
 //!
-//! Owns: the serving loop, its pacing and the control channel; the Foxglove WebSocket server.
+//! Owns: the serving loop, its pacing and the control channel; the Foxglove WebSocket server
+//! and the ROS 2 node.
 //! Must not touch: what a step computes or how a message is encoded (the engine and the
 //! recording crate do).
 //!
 //! Modules: controls and replies (`control.rs`), the loop (`serve.rs`), velocity commands as
 //! clients send them (`twist.rs`), the Foxglove WebSocket server (`foxglove_ws.rs`) with its
-//! publishing thread behind a bounded queue (`outbox.rs`).
+//! publishing thread behind a bounded queue (`outbox.rs`), ROS 2 over DDS (`ros2.rs`).
 
 mod control;
 mod foxglove_ws;
 mod outbox;
+mod ros2;
 mod serve;
 mod twist;
 
 pub use control::{Control, ControlReceiver, ControlSender, Reply, RunState, controls};
 pub use foxglove_ws::{FoxgloveOptions, FoxgloveServer};
 pub use outbox::OutboxStats;
+pub use ros2::{CONTROL, DiscoveryRange, Ros2Options, Ros2Server, STATUS};
 pub use serve::{Published, ServeError, ServeOptions, ServeReport, serve};
 pub use twist::{decode_twist, twist_topic_vehicle};

@@ -5,7 +5,9 @@
 //! client never slows the simulation; in lockstep nothing is dropped and the queue waits for
 //! room instead (the client sets the pace there anyway).
 
-use passerby_engine::{Message, Observation};
+use crate::serve::Published;
+use passerby_engine::{Encoder, Message, Observation, Sink, SinkError, Snapshot};
+use passerby_world::SensorRef;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
@@ -137,6 +139,103 @@ impl Outbox {
     /// Steps published and dropped so far.
     pub(crate) fn stats(&self) -> OutboxStats {
         self.lock().stats
+    }
+}
+
+/// A publisher behind an outbox: what its sink, its lockstep replies and its publishing loop
+/// share.
+pub(crate) trait Publisher: Send + Sync + 'static {
+    /// How it encodes.
+    fn encoder(&self) -> &Encoder;
+    /// Its queue.
+    fn outbox(&self) -> &Outbox;
+    /// Its name in the run's summary.
+    fn name(&self) -> &'static str;
+    /// Whether anyone listens to `sensor` (its observations are not encoded otherwise).
+    fn listened(&self, sensor: &SensorRef) -> bool;
+    /// Hands one message to the clients.
+    fn send(&self, message: Message);
+    /// Called once a step is published, at its simulated time.
+    fn stepped(&self, _now: f64) {}
+}
+
+/// The engine's side of a publisher: encodes the state on the simulation thread (it is small)
+/// and queues it with the observations, shared, not copied.
+pub(crate) struct OutboxSink<P: Publisher> {
+    shared: Arc<P>,
+    static_sent: bool,
+}
+
+impl<P: Publisher> OutboxSink<P> {
+    pub(crate) fn new(shared: Arc<P>) -> Self {
+        OutboxSink {
+            shared,
+            static_sent: false,
+        }
+    }
+}
+
+impl<P: Publisher> Sink for OutboxSink<P> {
+    fn step(&mut self, snapshot: &Snapshot<'_>) -> Result<(), SinkError> {
+        let messages = (self.shared.encoder()).state_messages(snapshot, !self.static_sent);
+        self.static_sent = true;
+        self.shared.outbox().push(Item::Step {
+            messages,
+            observations: snapshot.observations.clone(),
+            now: snapshot.time,
+        });
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<Vec<String>, SinkError> {
+        let stats = self.shared.outbox().stats();
+        Ok(vec![format!(
+            "{}: {} steps published, {} dropped (clients behind)",
+            self.shared.name(),
+            stats.published,
+            stats.dropped
+        )])
+    }
+}
+
+/// A publisher's side of lockstep replies: called after what is queued now.
+pub(crate) struct PublishedBy<P: Publisher>(pub(crate) Arc<P>);
+
+impl<P: Publisher> Published for PublishedBy<P> {
+    fn then(&self, then: Box<dyn FnOnce() + Send>) {
+        self.0.outbox().push(Item::Then(then));
+    }
+}
+
+/// A publishing thread's loop: each queued step's state messages, then the observations
+/// someone listens to, encoded; replies when their turn comes. Ends when the outbox closes.
+pub(crate) fn publish_queued<P: Publisher>(shared: &P) {
+    let mut encoded = Vec::new();
+    while let Some(item) = shared.outbox().pop() {
+        let (messages, observations, now) = match item {
+            Item::Then(then) => {
+                then();
+                continue;
+            }
+            Item::Step {
+                messages,
+                observations,
+                now,
+            } => (messages, observations, now),
+        };
+        for m in messages {
+            shared.send(m);
+        }
+        for o in observations.iter() {
+            if !shared.listened(o.sensor()) {
+                continue;
+            }
+            shared.encoder().observation(o, now, &mut encoded);
+            for m in encoded.drain(..) {
+                shared.send(m);
+            }
+        }
+        shared.stepped(now);
     }
 }
 

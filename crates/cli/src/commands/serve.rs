@@ -1,12 +1,14 @@
-//! `passerby serve WORLD [--foxglove [ADDR:]PORT] [--realtime-factor X | --lockstep]
-//! [--out F.mcap] [--duration S]`: runs a world live, served to Foxglove WebSocket clients
-//! (and recorded, with `--out`) until stopped. See docs/live.md.
+//! `passerby serve WORLD [--ros2] [--foxglove [ADDR:]PORT] [--realtime-factor X | --lockstep]
+//! [--out F.mcap] [--duration S]`: runs a world live, served to ROS 2 nodes over DDS and to
+//! Foxglove WebSocket clients (and recorded, with `--out`) until stopped. See docs/live.md.
 
 use crate::GlobalArgs;
 use crate::commands::open::{open_engine, thread_pool};
 use clap::Args;
 use passerby_engine::ChunkCompression;
-use passerby_live::{FoxgloveOptions, FoxgloveServer, ServeOptions};
+use passerby_live::{
+    DiscoveryRange, FoxgloveOptions, FoxgloveServer, Ros2Options, Ros2Server, ServeOptions,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,10 +18,18 @@ pub struct ServeArgs {
     /// The world file.
     #[arg(value_name = "WORLD")]
     pub world: PathBuf,
-    /// The Foxglove WebSocket server's address: a port (on 127.0.0.1) or ADDR:PORT (port 0:
-    /// any free one, printed at start).
-    #[arg(long, default_value = "8765", value_name = "[ADDR:]PORT")]
-    pub foxglove: String,
+    /// Serve Foxglove WebSocket clients on a port (of 127.0.0.1) or ADDR:PORT (port 0: any
+    /// free one, printed at start) [default: 8765, unless only --ros2 is asked]
+    #[arg(long, value_name = "[ADDR:]PORT")]
+    pub foxglove: Option<String>,
+    /// Publish over ROS 2 (DDS; no ROS installation needed) as the node `/passerby`, on
+    /// `ROS_DOMAIN_ID`, discoverable from this machine only unless `--ros2-subnet` or
+    /// `ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET`.
+    #[arg(long)]
+    pub ros2: bool,
+    /// Let ROS 2 discovery reach the local network.
+    #[arg(long, requires = "ros2")]
+    pub ros2_subnet: bool,
     /// Simulated seconds per wall second (0: as fast as possible).
     #[arg(
         long,
@@ -70,33 +80,68 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     if !(args.realtime_factor >= 0.0 && args.realtime_factor.is_finite()) {
         anyhow::bail!("--realtime-factor must be zero or a positive number");
     }
-    let (host, port) = host_and_port(&args.foxglove)?;
+    let foxglove = match (&args.foxglove, args.ros2) {
+        (Some(address), _) => Some(host_and_port(address)?),
+        (None, false) => Some(("127.0.0.1".to_owned(), 8765)),
+        (None, true) => None,
+    };
+    let ros2 = if args.ros2 {
+        let mut options = Ros2Options::from_env().map_err(anyhow::Error::msg)?;
+        if args.ros2_subnet {
+            options.range = DiscoveryRange::Subnet;
+        }
+        options.lossless = args.lockstep;
+        Some(options)
+    } else {
+        None
+    };
     let pool = thread_pool(args.threads)?;
     let Some(mut engine) = open_engine(global, &args.world, &pool)? else {
         return Ok(ExitCode::from(1));
     };
     let (controls, received) = passerby_live::controls();
-    let options = FoxgloveOptions {
-        host,
-        port,
-        lossless: args.lockstep,
-        ..FoxgloveOptions::default()
-    };
-    let server = FoxgloveServer::start(engine.world(), engine.encoder(epoch), controls, &options)
-        .map_err(anyhow::Error::msg)?;
     if let Some(out) = &args.out {
         engine.record_to(out, epoch, ChunkCompression::Auto)?;
     }
-    engine.add_sink(server.sink());
-    let published = [server.published()];
-    // Tests and scripts read this line for the port.
+    let mut published = Vec::new();
+    let mut fox = None;
+    if let Some((host, port)) = foxglove {
+        let options = FoxgloveOptions {
+            host: host.clone(),
+            port,
+            lossless: args.lockstep,
+            ..FoxgloveOptions::default()
+        };
+        let encoder = engine.encoder(epoch);
+        let server = FoxgloveServer::start(engine.world(), encoder, controls.clone(), &options)
+            .map_err(anyhow::Error::msg)?;
+        engine.add_sink(server.sink());
+        published.push(server.published());
+        // Tests and scripts read this line for the port.
+        eprintln!("foxglove: ws://{host}:{}", server.port());
+        fox = Some(server);
+    }
+    let mut ros = None;
+    if let Some(options) = &ros2 {
+        let server = Ros2Server::start(engine.world(), engine.encoder(epoch), controls, options)
+            .map_err(anyhow::Error::msg)?;
+        engine.add_sink(server.sink());
+        published.push(server.published());
+        eprintln!(
+            "ros2: node /passerby on domain {}, discoverable from {}",
+            options.domain_id,
+            match options.range {
+                DiscoveryRange::Localhost => "this machine only",
+                DiscoveryRange::Subnet => "the local network",
+            }
+        );
+        ros = Some(server);
+    }
     eprintln!(
-        "serving {} on ws://{}:{} ({})",
+        "serving {} ({})",
         args.world.display(),
-        options.host,
-        server.port(),
         if args.lockstep {
-            "lockstep: /passerby/step steps it".to_owned()
+            "lockstep: a step request steps it".to_owned()
         } else {
             format!("{}x real time", args.realtime_factor)
         }
@@ -117,7 +162,12 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         })
     });
     let finished = engine.finish();
-    server.stop();
+    if let Some(server) = fox {
+        server.stop();
+    }
+    if let Some(server) = ros {
+        server.stop();
+    }
     let report = result?;
     let lines = finished?;
     if !global.quiet {

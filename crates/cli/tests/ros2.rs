@@ -127,6 +127,13 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
     let moved = odom[1][1].as_f64().unwrap() - odom[0][1].as_f64().unwrap();
     assert!(moved > 0.45, "{odom:?}");
     assert!(stdout.contains("velocity commands"), "{stdout}");
+    // Its transform set placed the robot.
+    let placed = seen["placed"].as_array().unwrap();
+    let (x, y) = (placed[0].as_f64().unwrap(), placed[1].as_f64().unwrap());
+    assert!(
+        (x - 10.0).abs() < 0.01 && (y + 3.0).abs() < 0.01,
+        "{placed:?}"
+    );
     // Nothing left through another interface, unless this machine sends traffic of its own
     // (then a quiet window of the same length says so, and the check is inconclusive).
     let leaked = after - before;

@@ -48,6 +48,21 @@ pub enum Control {
         /// `[vx, vy, w]` in the vehicle's frame.
         twist: [f64; 3],
     },
+    /// Set a transform (transform-set semantics: an object's pose, held until released, or a
+    /// part's local transform), from the next step on.
+    Transform {
+        /// Actor, vehicle or block.
+        object: String,
+        /// A part of it (a wheel, a model node, a bone), by name or `#K`; `None`: the object.
+        part: Option<String>,
+        /// The transform.
+        transform: passerby_world::Transform,
+    },
+    /// Hand an object held by a transform set back to the simulation.
+    Release {
+        /// Actor, vehicle or block.
+        object: String,
+    },
     /// Stop stepping until resumed or asked for steps.
     Pause {
         /// Answered at once.

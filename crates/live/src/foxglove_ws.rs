@@ -1,7 +1,8 @@
 //! The Foxglove WebSocket server: every topic of the recording as a channel with its `ros2msg`
 //! schema and `cdr` messages (the Foxglove app shows point clouds, images, TF and markers
 //! live), simulated time as the server's time, `/<vehicle>/cmd_vel` taken from clients
-//! (`geometry_msgs/msg/Twist`, `cdr` or `json`), and the run's controls as JSON services:
+//! (`geometry_msgs/msg/Twist`, `cdr` or `json`), transform sets on `/passerby/transforms`
+//! (`passerby_msgs/msg/TransformSet`, `cdr` or `json`), and the run's controls as JSON services:
 //! `/passerby/step` (`{"steps": N}`), `/passerby/pause`, `/passerby/resume`, `/passerby/reset`,
 //! each answered with `{"time", "steps", "paused"}`.
 //!
@@ -12,6 +13,7 @@
 use crate::control::{Control, ControlSender, Reply};
 use crate::outbox::{Outbox, OutboxSink, OutboxStats, PublishedBy, Publisher, publish_queued};
 use crate::serve::Published;
+use crate::transform_set::{TRANSFORM_TOPIC, decode_transform_set};
 use crate::twist::{decode_twist, twist_topic_vehicle};
 use foxglove::websocket::service::{Handler, Request, Responder, Service, ServiceSchema};
 use foxglove::websocket::{Capability, ChannelView, Client, ClientChannel, ServerListener, Status};
@@ -255,12 +257,12 @@ impl Listener {
 
 impl ServerListener for Listener {
     fn on_client_advertise(&self, client: Client, channel: &ClientChannel) {
-        if self.vehicle_of(&channel.topic).is_none() {
+        if self.vehicle_of(&channel.topic).is_none() && channel.topic != TRANSFORM_TOPIC {
             let wanted: Vec<String> = (self.vehicles.iter())
                 .map(|v| format!("/{v}/cmd_vel"))
                 .collect();
             client.send_status(Status::warning(format!(
-                "`{}` is not taken: passerby takes geometry_msgs/msg/Twist on {}",
+                "`{}` is not taken: passerby takes passerby_msgs/msg/TransformSet on {TRANSFORM_TOPIC} and geometry_msgs/msg/Twist on {}",
                 channel.topic,
                 if wanted.is_empty() {
                     "no topic (this world has no vehicle)".to_owned()
@@ -272,6 +274,18 @@ impl ServerListener for Listener {
     }
 
     fn on_message_data(&self, client: Client, channel: &ClientChannel, payload: &[u8]) {
+        if channel.topic == TRANSFORM_TOPIC {
+            match decode_transform_set(&channel.encoding, payload) {
+                Ok(control) => {
+                    let controls = self.controls.lock().unwrap_or_else(PoisonError::into_inner);
+                    let _ = controls.send(control);
+                }
+                Err(e) => client.send_status(Status::warning(format!(
+                    "{TRANSFORM_TOPIC}: not a TransformSet: {e}"
+                ))),
+            }
+            return;
+        }
         let Some(vehicle) = self.vehicle_of(&channel.topic) else {
             return;
         };
@@ -381,7 +395,7 @@ impl Handler for ControlService {
 /// A control the loop will never see (it has stopped): answered here.
 fn refuse_unsent(control: Control) {
     match control {
-        Control::Command { .. } => {}
+        Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
         Control::Pause { reply }
         | Control::Resume { reply }
         | Control::Step { reply, .. }

@@ -10,8 +10,8 @@
 //! Must not touch: what a step computes or how a message is encoded (the engine and the
 //! recording crate do).
 //!
-//! Modules: controls and replies (`control.rs`), the loop (`serve.rs`), velocity commands as
-//! clients send them (`twist.rs`), the Foxglove WebSocket server (`foxglove_ws.rs`) with its
+//! Modules: controls and replies (`control.rs`), the loop (`serve.rs`), velocity commands and
+//! transform sets as clients send them (`twist.rs`, `transform_set.rs`), the Foxglove WebSocket server (`foxglove_ws.rs`) with its
 //! publishing thread behind a bounded queue (`outbox.rs`), ROS 2 over DDS (`ros2.rs`).
 
 mod control;
@@ -19,6 +19,7 @@ mod foxglove_ws;
 mod outbox;
 mod ros2;
 mod serve;
+mod transform_set;
 mod twist;
 
 pub use control::{Control, ControlReceiver, ControlSender, Reply, RunState, controls};
@@ -26,4 +27,5 @@ pub use foxglove_ws::{FoxgloveOptions, FoxgloveServer};
 pub use outbox::OutboxStats;
 pub use ros2::{CONTROL, DiscoveryRange, Ros2Options, Ros2Server, STATUS};
 pub use serve::{Published, ServeError, ServeOptions, ServeReport, serve};
+pub use transform_set::{TRANSFORM_SET, TRANSFORM_TOPIC};
 pub use twist::{decode_twist, twist_topic_vehicle};

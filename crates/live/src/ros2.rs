@@ -1,8 +1,9 @@
 //! ROS 2 over DDS, with no ROS installation (`ros2-client` on RustDDS): a node `/passerby`
 //! publishing every topic of the recording with its type and the QoS a ROS 2 user expects
 //! (sensor data best effort, `/tf_static` transient local, the rest reliable), `/clock` for
-//! `use_sim_time`, and taking `geometry_msgs/msg/Twist` on `/<vehicle>/cmd_vel` and the run's
-//! controls on `/passerby/control` (`passerby_msgs/msg/Control`), each answered on
+//! `use_sim_time`, and taking `geometry_msgs/msg/Twist` on `/<vehicle>/cmd_vel`,
+//! `passerby_msgs/msg/TransformSet` on `/passerby/transforms` and the run's controls on
+//! `/passerby/control` (`passerby_msgs/msg/Control`), each answered on
 //! `/passerby/status` (`passerby_msgs/msg/Status`; definitions in `ros/passerby_msgs`).
 //!
 //! Discovery follows ROS 2's variables, with localhost as the default: unless
@@ -14,6 +15,7 @@
 use crate::control::{Control, ControlSender, Reply, RunState};
 use crate::outbox::{Outbox, OutboxSink, OutboxStats, PublishedBy, Publisher, publish_queued};
 use crate::serve::Published;
+use crate::transform_set::{TRANSFORM_SET, TRANSFORM_TOPIC, TransformSetMsg};
 use passerby_engine::{Encoder, Message, Sink};
 use passerby_record::ros::MsgType;
 use passerby_world::{SensorRef, World};
@@ -277,6 +279,16 @@ impl Ros2Server {
                 .map_err(|e| format!("cmd_vel of {}: {e:?}", v.name))?;
             twists.push((v.name.clone(), sub));
         }
+        let transforms_topic = node
+            .create_topic(
+                &topic_name(TRANSFORM_TOPIC)?,
+                type_name(&TRANSFORM_SET),
+                &control_qos,
+            )
+            .map_err(|e| format!("{TRANSFORM_TOPIC}: {e:?}"))?;
+        let transforms = node
+            .create_subscription::<TransformSetMsg>(&transforms_topic, None)
+            .map_err(|e| format!("{TRANSFORM_TOPIC}: {e:?}"))?;
         let control_topic = node
             .create_topic(
                 &topic_name("/passerby/control")?,
@@ -327,7 +339,14 @@ impl Ros2Server {
         let s = shared.clone();
         threads.push(spawn(
             "ros2-controls",
-            Box::new(move || take_controls(&s, &twists, &control_sub, &controls)),
+            Box::new(move || {
+                let inputs = Inputs {
+                    twists,
+                    transforms,
+                    control: control_sub,
+                };
+                take_controls(&s, &inputs, &controls)
+            }),
         )?);
         Ok(Ros2Server {
             shared,
@@ -395,16 +414,28 @@ impl Publisher for Shared {
     }
 }
 
-/// The control thread: velocity commands and control requests as they arrive.
-fn take_controls(
-    shared: &Arc<Shared>,
-    twists: &[(String, Subscription<Twist>)],
-    control: &Subscription<ControlMsg>,
-    controls: &ControlSender,
-) {
+/// What the node subscribes to.
+struct Inputs {
+    /// Per vehicle, its `cmd_vel`.
+    twists: Vec<(String, Subscription<Twist>)>,
+    transforms: Subscription<TransformSetMsg>,
+    control: Subscription<ControlMsg>,
+}
+
+/// The control thread: velocity commands, transform sets and control requests as they arrive.
+fn take_controls(shared: &Arc<Shared>, inputs: &Inputs, controls: &ControlSender) {
     while !shared.stop.load(Ordering::Acquire) {
         let mut idle = true;
-        for (vehicle, sub) in twists {
+        while let Ok(Some((set, _))) = inputs.transforms.take() {
+            idle = false;
+            match set.control() {
+                Ok(control) => {
+                    let _ = controls.send(control);
+                }
+                Err(e) => tracing::warn!("{TRANSFORM_TOPIC}: {e}"),
+            }
+        }
+        for (vehicle, sub) in &inputs.twists {
             while let Ok(Some((t, _))) = sub.take() {
                 idle = false;
                 let _ = controls.send(Control::Command {
@@ -413,7 +444,7 @@ fn take_controls(
                 });
             }
         }
-        while let Ok(Some((request, _))) = control.take() {
+        while let Ok(Some((request, _))) = inputs.control.take() {
             idle = false;
             let id = request.id;
             let status = shared.clone();

@@ -46,9 +46,11 @@ pub struct ServeReport {
     pub wall: f64,
     /// Velocity commands applied.
     pub commands: u64,
+    /// Transform sets and releases applied.
+    pub transforms: u64,
     /// Requests answered (pause, resume, step, reset).
     pub requests: u64,
-    /// Commands refused (an unknown vehicle), with why.
+    /// Commands and transform sets refused (an unknown vehicle or part), with why.
     pub refused: Vec<String>,
 }
 
@@ -109,7 +111,7 @@ pub fn serve(
 
 fn refuse(control: Control, why: &str) {
     match control {
-        Control::Command { .. } => {}
+        Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
         Control::Pause { reply }
         | Control::Resume { reply }
         | Control::Step { reply, .. }
@@ -204,6 +206,27 @@ impl Loop<'_> {
             Control::Command { vehicle, twist } => {
                 match self.engine.set_command(&vehicle, twist) {
                     Ok(()) => self.report.commands += 1,
+                    Err(e) => self.report.refused.push(e.to_string()),
+                }
+                return Ok(());
+            }
+            Control::Transform {
+                object,
+                part,
+                transform,
+            } => {
+                match self
+                    .engine
+                    .set_transform(&object, part.as_deref(), transform)
+                {
+                    Ok(()) => self.report.transforms += 1,
+                    Err(e) => self.report.refused.push(e.to_string()),
+                }
+                return Ok(());
+            }
+            Control::Release { object } => {
+                match self.engine.release(&object) {
+                    Ok(()) => self.report.transforms += 1,
                     Err(e) => self.report.refused.push(e.to_string()),
                 }
                 return Ok(());

@@ -7,21 +7,27 @@ pub fn twist_topic_vehicle(topic: &str) -> Option<&str> {
     (!vehicle.is_empty() && !vehicle.contains('/')).then_some(vehicle)
 }
 
+/// A CDR message's body (after its 4-byte encapsulation header) and whether it is
+/// little-endian (kinds 0x0001 and 0x0003; 0x0000 and 0x0002 are big-endian).
+pub(crate) fn cdr_body(payload: &[u8]) -> Result<(&[u8], bool), String> {
+    let (header, body) = payload
+        .split_at_checked(4)
+        .ok_or("a CDR message is at least 4 bytes")?;
+    let little = match header[..2] {
+        [0, 0] | [0, 2] => false,
+        [0, 1] | [0, 3] => true,
+        _ => return Err(format!("unknown CDR encapsulation {:02x?}", &header[..2])),
+    };
+    Ok((body, little))
+}
+
 /// A Twist message's `[linear.x, linear.y, angular.z]` (what a planar vehicle follows), from
 /// `cdr` (a 4-byte encapsulation header, then six float64 of either byte order) or `json`
 /// (`{"linear": {"x": …}, "angular": {"z": …}}`; missing fields are 0).
 pub fn decode_twist(encoding: &str, payload: &[u8]) -> Result<[f64; 3], String> {
     let twist = match encoding {
         "cdr" => {
-            let (header, body) = payload
-                .split_at_checked(4)
-                .ok_or("a CDR message is at least 4 bytes")?;
-            // Encapsulation kinds: 0x0000/0x0002 big-endian, 0x0001/0x0003 little-endian.
-            let little = match header[..2] {
-                [0, 0] | [0, 2] => false,
-                [0, 1] | [0, 3] => true,
-                _ => return Err(format!("unknown CDR encapsulation {:02x?}", &header[..2])),
-            };
+            let (body, little) = cdr_body(payload)?;
             if body.len() < 48 {
                 return Err(format!(
                     "a Twist is 48 bytes after its header; this one has {}",

@@ -23,11 +23,12 @@ fn shipped(name: &str) -> Vec<String> {
 
 #[test]
 fn every_passerby_msgs_definition_we_embed_is_shipped_as_written() {
-    let embedded: [MsgType; 4] = [
+    let embedded: [MsgType; 5] = [
         passerby_record::truth::ACTOR_STATE_ARRAY,
         passerby_record::truth::CONTACT_ARRAY,
         passerby_live::CONTROL,
         passerby_live::STATUS,
+        passerby_live::TRANSFORM_SET,
     ];
     let mut checked = Vec::new();
     for ty in embedded {

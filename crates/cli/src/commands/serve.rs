@@ -172,12 +172,13 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let lines = finished?;
     if !global.quiet {
         println!(
-            "served {:.2} s in {:.2} s ({:.2}x real time, {} steps); {} velocity commands, {} requests",
+            "served {:.2} s in {:.2} s ({:.2}x real time, {} steps); {} velocity commands, {} transform sets, {} requests",
             report.simulated,
             report.wall,
             report.simulated / report.wall.max(1e-9),
             report.steps,
             report.commands,
+            report.transforms,
             report.requests,
         );
         for why in report.refused.iter().take(5) {

@@ -1,4 +1,7 @@
-//! Helpers shared by the test binaries.
+//! Helpers shared by the test binaries (each uses some of them).
+#![allow(dead_code)]
+
+pub mod live;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -95,6 +95,21 @@ function twistPublisher(topic) {
   return (vx, w) => client.sendMessage(id, writer.writeMessage({ linear: { x: vx, y: 0, z: 0 }, angular: { x: 0, y: 0, z: w } }));
 }
 
+const TRANSFORM_SET = "passerby_msgs/msg/TransformSet";
+const TRANSFORM_SET_DEF = "string object\nstring part\ngeometry_msgs/Vector3 translation\n" +
+  "geometry_msgs/Vector3 yaw_pitch_roll\ngeometry_msgs/Vector3 scale\nbool release\n" +
+  "================================================================================\n" +
+  "MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n";
+
+function transformPublisher() {
+  const id = client.advertise({ topic: "/passerby/transforms", encoding: "cdr", schemaName: TRANSFORM_SET, schema: TRANSFORM_SET_DEF, schemaEncoding: "ros2msg" });
+  const writer = new MessageWriter(parse(TRANSFORM_SET_DEF, { ros2: true }));
+  const v = ([x, y, z]) => ({ x, y, z });
+  return (object, part, t, release = false) => client.sendMessage(id, writer.writeMessage({
+    object, part, translation: v(t), yaw_pitch_roll: v([0, 0, 0]), scale: v([1, 1, 1]), release,
+  }));
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stampSeconds = (h) => h.stamp.sec + h.stamp.nanosec * 1e-9;
 
@@ -108,7 +123,7 @@ async function check() {
   subscribe("/r1/cam/image_raw", (m) => {
     seen.image ??= { width: m.width, height: m.height, encoding: m.encoding, bytes: m.data.length };
   });
-  subscribe("/r1/odom", (m) => seen.odom.push([stampSeconds(m.header), m.pose.pose.position.x]));
+  subscribe("/r1/odom", (m) => seen.odom.push([stampSeconds(m.header), m.pose.pose.position.x, m.pose.pose.position.y]));
   subscribe("/tf_static", (m) => (seen.tf_static = m.transforms.length));
   const drive = twistPublisher("/r1/cmd_vel");
   const started = Date.now();
@@ -119,6 +134,16 @@ async function check() {
     if (seen.cloud && seen.image && seen.tf_static && last && last[1] > 0.5) break;
   }
   seen.odom = [seen.odom[0], seen.odom.at(-1)];
+  // A transform set (CDR, written by the ROS 2 message writer) holds the robot at (10, -3).
+  const place = transformPublisher();
+  const placed = Date.now();
+  while (Date.now() - placed < 20_000) {
+    place("r1", "", [10, -3, 0]);
+    await sleep(100);
+    const last = seen.odom.at(-1);
+    if (last[1] > 9.99 && last[1] < 10.01) break;
+  }
+  seen.placed = seen.odom.at(-1);
   console.log(JSON.stringify(seen));
   finish(seen.cloud && seen.image && seen.tf_static ? 0 : 1);
 }

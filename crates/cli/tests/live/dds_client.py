@@ -131,6 +131,16 @@ class Status(IdlStruct, typename="passerby_msgs::msg::dds_::Status_"):
     paused: bool
 
 
+@dataclass
+class TransformSet(IdlStruct, typename="passerby_msgs::msg::dds_::TransformSet_"):
+    object: str
+    part: str
+    translation: Vector3
+    yaw_pitch_roll: Vector3
+    scale: Vector3
+    release: bool
+
+
 RELIABLE = Qos(
     Policy.Reliability.Reliable(max_blocking_time=duration(milliseconds=100)),
     Policy.History.KeepLast(100),
@@ -172,6 +182,18 @@ def check(dp):
     if not seen["odom"]:
         fail(f"no odometry; saw {seen}")
     seen["odom"] = [seen["odom"][0], seen["odom"][-1]]
+    # A transform set holds the robot at (10, -3).
+    transforms = DataWriter(dp, Topic(dp, "rt/passerby/transforms", TransformSet), qos=RELIABLE)
+    placed = None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        transforms.write(TransformSet("r1", "", Vector3(10.0, -3.0, 0.0), Vector3(0.0, 0.0, 0.0), Vector3(1.0, 1.0, 1.0), False))
+        for o in odoms.take(N=100):
+            placed = [o.pose.pose.position.x, o.pose.pose.position.y]
+        if placed and abs(placed[0] - 10.0) < 0.01:
+            break
+        time.sleep(0.05)
+    seen["placed"] = placed
     print(json.dumps(seen))
 
 

@@ -50,6 +50,10 @@ fn a_foxglove_client_decodes_clouds_and_images_and_drives_the_robot() {
     let took = last[0].as_f64().unwrap() - first[0].as_f64().unwrap();
     assert!(moved > 0.5 && moved <= took + 0.05, "{odom:?}");
     assert!(stdout.contains("velocity commands"), "{stdout}");
+    // Label images are also offered as rgb8: as many coloured pixels as labelled ones.
+    let labels = &seen["labels"];
+    assert!(labels["labelled"].as_u64().unwrap() > 1000, "{labels}");
+    assert_eq!(labels["labelled"], labels["coloured"]);
     // The client's transform set (CDR TransformSet) placed the robot.
     let placed = seen["placed"].as_array().unwrap();
     let (x, y) = (placed[1].as_f64().unwrap(), placed[2].as_f64().unwrap());

@@ -79,6 +79,8 @@ impl FoxgloveServer {
         controls: ControlSender,
         options: &FoxgloveOptions,
     ) -> Result<FoxgloveServer, String> {
+        // Foxglove's image panel shows rgb8, not the 32SC1 / 16UC1 ids of label images.
+        let encoder = encoder.with_colour_labels();
         let context = Context::new();
         let mut channels = HashMap::new();
         for (topic, ty) in encoder.topics(world) {

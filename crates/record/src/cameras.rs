@@ -191,6 +191,24 @@ impl Encoder {
             data,
             pixels,
         );
+        if self.colour_labels {
+            let ids = [
+                (
+                    "instance",
+                    c.instance
+                        .iter()
+                        .map(|&i| u32::try_from(i).unwrap_or(0))
+                        .collect::<Vec<u32>>(),
+                ),
+                ("class", c.class.iter().map(|&k| u32::from(k)).collect()),
+            ];
+            for (kind, ids) in ids {
+                let rgb: Vec<u8> = ids.into_iter().flat_map(crate::images::id_colour).collect();
+                let data = ros::image_of_bytes(nanos, optical, size, "rgb8", &rgb);
+                let topic = format!("{topic}/labels/{kind}_rgb");
+                self.push(out, &topic, &ros::IMAGE, now, data, pixels);
+            }
+        }
         let data = boxes(nanos, optical, &c.boxes, &|b| self.box_class(b));
         self.push(
             out,

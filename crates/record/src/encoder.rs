@@ -42,6 +42,9 @@ pub fn queued_bytes(messages: &[Message], observations: &[Observation]) -> usize
 #[derive(Clone, Debug)]
 pub struct Encoder {
     pub(crate) epoch_nanos: u64,
+    /// Also label images as `rgb8`, one colour per id (`labels/instance_rgb`,
+    /// `labels/class_rgb`), for viewers that cannot show `32SC1`/`16UC1` ids.
+    pub(crate) colour_labels: bool,
     pub(crate) world_frames: WorldFrames,
     /// Per actor (world order): instance id, class, capsule.
     pub(crate) actors: Vec<(u32, String, truth::Capsule)>,
@@ -118,6 +121,7 @@ impl Encoder {
         }
         Encoder {
             epoch_nanos,
+            colour_labels: false,
             world_frames: frames,
             actors: world
                 .actors
@@ -131,6 +135,13 @@ impl Encoder {
                 })
                 .collect(),
         }
+    }
+
+    /// Also publishes every label image as an `rgb8` image, one colour per id
+    /// ([`crate::images::id_colour`]): Foxglove's image panel shows `rgb8` but not `32SC1`.
+    pub fn with_colour_labels(mut self) -> Encoder {
+        self.colour_labels = true;
+        self
     }
 
     /// Gives each actor (world order) its instance id and class for the ground truth.
@@ -300,13 +311,18 @@ impl Encoder {
             ));
         }
         let colour_set = |topic: &str| {
-            [
+            let mut set = vec![
                 (format!("{topic}/image_raw"), ros::IMAGE),
                 (format!("{topic}/camera_info"), ros::CAMERA_INFO),
                 (format!("{topic}/labels/instance"), ros::IMAGE),
                 (format!("{topic}/labels/class"), ros::IMAGE),
                 (format!("{topic}/labels/boxes"), cameras::DETECTION2D_ARRAY),
-            ]
+            ];
+            if self.colour_labels {
+                set.push((format!("{topic}/labels/instance_rgb"), ros::IMAGE));
+                set.push((format!("{topic}/labels/class_rgb"), ros::IMAGE));
+            }
+            set
         };
         for (vehicle, s) in world.sensors() {
             let topic = format!("/{}/{}", vehicle.unwrap_or("world"), s.name);

@@ -124,6 +124,29 @@ async function check() {
     seen.image ??= { width: m.width, height: m.height, encoding: m.encoding, bytes: m.data.length };
   });
   subscribe("/r1/odom", (m) => seen.odom.push([stampSeconds(m.header), m.pose.pose.position.x, m.pose.pose.position.y]));
+  // Label images: the 32SC1 ids and their rgb8 colouring, compared at one stamp.
+  const ids = new Map();
+  const colours = new Map();
+  const compare = () => {
+    for (const [t, labelled] of ids) {
+      const coloured = colours.get(t);
+      if (coloured !== undefined && !seen.labels) seen.labels = { labelled, coloured };
+    }
+  };
+  subscribe("/r1/cam/labels/instance", (m) => {
+    const view = new DataView(m.data.buffer, m.data.byteOffset, m.data.byteLength);
+    let labelled = 0;
+    for (let i = 0; i < m.width * m.height; i++) if (view.getInt32(i * 4, true) > 0) labelled++;
+    ids.set(stampSeconds(m.header), labelled);
+    compare();
+  });
+  subscribe("/r1/cam/labels/instance_rgb", (m) => {
+    if (m.encoding !== "rgb8") fail(`instance_rgb is ${m.encoding}`);
+    let coloured = 0;
+    for (let i = 0; i < m.width * m.height; i++) if (m.data[3 * i] || m.data[3 * i + 1] || m.data[3 * i + 2]) coloured++;
+    colours.set(stampSeconds(m.header), coloured);
+    compare();
+  });
   subscribe("/tf_static", (m) => (seen.tf_static = m.transforms.length));
   const drive = twistPublisher("/r1/cmd_vel");
   const started = Date.now();
@@ -131,7 +154,7 @@ async function check() {
     drive(1.0, 0.0);
     await sleep(100);
     const last = seen.odom.at(-1);
-    if (seen.cloud && seen.image && seen.tf_static && last && last[1] > 0.5) break;
+    if (seen.cloud && seen.image && seen.tf_static && seen.labels && last && last[1] > 0.5) break;
   }
   seen.odom = [seen.odom[0], seen.odom.at(-1)];
   // A transform set (CDR, written by the ROS 2 message writer) holds the robot at (10, -3).

@@ -12,7 +12,8 @@
 //!
 //! Modules: controls and replies (`control.rs`), the loop (`serve.rs`), velocity commands and
 //! transform sets as clients send them (`twist.rs`, `transform_set.rs`), the Foxglove WebSocket server (`foxglove_ws.rs`) with its
-//! publishing thread behind a bounded queue (`outbox.rs`), ROS 2 over DDS (`ros2.rs`).
+//! publishing thread behind a bounded queue (`outbox.rs`), ROS 2 over DDS (`ros2.rs`), the
+//! bundled viewer's files and their HTTP server (`web.rs`, `../web/`).
 
 mod control;
 mod foxglove_ws;
@@ -21,6 +22,7 @@ mod ros2;
 mod serve;
 mod transform_set;
 mod twist;
+mod web;
 
 pub use control::{Control, ControlReceiver, ControlSender, Reply, RunState, controls};
 pub use foxglove_ws::{FoxgloveOptions, FoxgloveServer};
@@ -29,3 +31,4 @@ pub use ros2::{CONTROL, DiscoveryRange, Ros2Options, Ros2Server, STATUS};
 pub use serve::{Published, ServeError, ServeOptions, ServeReport, serve};
 pub use transform_set::{TRANSFORM_SET, TRANSFORM_TOPIC};
 pub use twist::{decode_twist, twist_topic_vehicle};
+pub use web::WebServer;

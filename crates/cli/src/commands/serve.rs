@@ -8,6 +8,7 @@ use clap::Args;
 use passerby_engine::ChunkCompression;
 use passerby_live::{
     DiscoveryRange, FoxgloveOptions, FoxgloveServer, Ros2Options, Ros2Server, ServeOptions,
+    WebServer,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +23,10 @@ pub struct ServeArgs {
     /// free one, printed at start) [default: 8765, unless only --ros2 is asked]
     #[arg(long, value_name = "[ADDR:]PORT")]
     pub foxglove: Option<String>,
+    /// Serve the bundled viewer (a web page over the Foxglove server) on a port (of 127.0.0.1)
+    /// or ADDR:PORT; `off` for none.
+    #[arg(long, default_value = "8766", value_name = "[ADDR:]PORT")]
+    pub web: String,
     /// Publish over ROS 2 (DDS; no ROS installation needed) as the node `/passerby`, on
     /// `ROS_DOMAIN_ID`, discoverable from this machine only unless `--ros2-subnet` or
     /// `ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET`.
@@ -58,13 +63,14 @@ pub struct ServeArgs {
 
 /// `PORT` or `ADDR:PORT`.
 fn host_and_port(text: &str) -> anyhow::Result<(String, u16)> {
+    // Both --foxglove and --web take this form.
     let (host, port) = match text.rsplit_once(':') {
         Some((host, port)) => (host.trim_matches(['[', ']']).to_owned(), port),
         None => ("127.0.0.1".to_owned(), text),
     };
     let port = port
         .parse()
-        .map_err(|_| anyhow::anyhow!("--foxglove `{text}`: expected PORT or ADDR:PORT"))?;
+        .map_err(|_| anyhow::anyhow!("`{text}`: expected PORT or ADDR:PORT"))?;
     Ok((host, port))
 }
 
@@ -105,6 +111,7 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut published = Vec::new();
     let mut fox = None;
+    let mut viewer = None;
     if let Some((host, port)) = foxglove {
         let options = FoxgloveOptions {
             host: host.clone(),
@@ -117,8 +124,15 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .map_err(anyhow::Error::msg)?;
         engine.add_sink(server.sink());
         published.push(server.published());
-        // Tests and scripts read this line for the port.
+        // Tests and scripts read these lines for the ports.
         eprintln!("foxglove: ws://{host}:{}", server.port());
+        if args.web != "off" {
+            let (web_host, web_port) = host_and_port(&args.web)?;
+            let web =
+                WebServer::start(&web_host, web_port, server.port()).map_err(anyhow::Error::msg)?;
+            eprintln!("web: http://{web_host}:{}/", web.port());
+            viewer = Some(web);
+        }
         fox = Some(server);
     }
     let mut ros = None;
@@ -162,6 +176,7 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         })
     });
     let finished = engine.finish();
+    drop(viewer);
     if let Some(server) = fox {
         server.stop();
     }

@@ -22,24 +22,54 @@ fn install_clients() -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/live");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live-clients");
     std::fs::create_dir_all(&dir).unwrap();
-    for file in ["package.json", "package-lock.json", "client.mjs"] {
+    // Installed anew whenever the lock file changed since the last install.
+    let lock = std::fs::read(source.join("package-lock.json")).unwrap();
+    let installed_lock = dir.join("node_modules/.installed-lock.json");
+    let stale = std::fs::read(&installed_lock).ok().as_ref() != Some(&lock);
+    for file in [
+        "package.json",
+        "package-lock.json",
+        "client.mjs",
+        "viewer_check.mjs",
+    ] {
         std::fs::copy(source.join(file), dir.join(file)).unwrap();
     }
-    if !dir.join("node_modules/@foxglove/ws-protocol").exists() {
+    if stale {
         let installed = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
             .status()
             .expect("npm (Node.js) is needed to test the live server with independent clients");
         assert!(installed.success(), "npm ci of the live clients failed");
+        std::fs::write(&installed_lock, &lock).unwrap();
     }
     dir.join("client.mjs")
+}
+
+/// Loads the viewer at `url` in headless Chromium; what it showed (see `viewer_check.mjs`).
+pub fn check_viewer(url: &str, screenshot: &Path) -> serde_json::Value {
+    let script = client_script().with_file_name("viewer_check.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(url)
+        .arg(screenshot)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the viewer check failed (Chromium is Debian's `chromium`, installed by .ci/run): {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
 
 /// A `passerby serve` running, its port, and its standard error as it comes.
 pub struct Served {
     pub child: Child,
     pub port: u16,
+    /// The viewer's port.
+    pub web_port: u16,
     pub stderr: mpsc::Receiver<String>,
 }
 
@@ -47,7 +77,7 @@ pub fn serve(world: &str, extra: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_passerby"))
         .current_dir(repo())
         .env("PASSERBY_OFFLINE", "1")
-        .args(["serve", world, "--foxglove", "0"])
+        .args(["serve", world, "--foxglove", "0", "--web", "0"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -60,17 +90,22 @@ pub fn serve(world: &str, extra: &[&str]) -> Served {
             let _ = lines.send(line);
         }
     });
-    let port = loop {
+    let (mut port, mut web_port) = (None, None);
+    while port.is_none() || web_port.is_none() {
         let line = stderr
             .recv_timeout(Duration::from_secs(60))
-            .expect("passerby serve printed its address");
-        if let Some(rest) = line.split("foxglove: ws://127.0.0.1:").nth(1) {
-            break rest.split(' ').next().unwrap().parse().unwrap();
+            .expect("passerby serve printed its addresses");
+        if let Some(rest) = line.strip_prefix("foxglove: ws://127.0.0.1:") {
+            port = Some(rest.parse().unwrap());
         }
-    };
+        if let Some(rest) = line.strip_prefix("web: http://127.0.0.1:") {
+            web_port = Some(rest.trim_end_matches('/').parse().unwrap());
+        }
+    }
     Served {
         child,
-        port,
+        port: port.unwrap(),
+        web_port: web_port.unwrap(),
         stderr,
     }
 }

@@ -52,7 +52,8 @@ fn a_client_that_stops_reading_does_not_slow_the_simulation() {
         std::thread::spawn(move || client("stall", port, &format!("{:.0}", seconds / pace + 3.0)));
     let (status, stdout) = served.stop_when_done();
     assert!(status.success(), "{stdout}");
-    assert_eq!(stalled.join().unwrap()["subscribed"], 26);
+    // Every ROS 2 topic of the recording, and the label images as rgb8.
+    assert_eq!(stalled.join().unwrap()["subscribed"], 30);
     assert!(
         factor(&stdout) > 0.9 * pace,
         "paced at {pace:.3}x: {stdout}"

@@ -60,6 +60,8 @@ struct Shared {
     sensor_channels: HashMap<SensorRef, Vec<Arc<RawChannel>>>,
     /// The last `/tf_static` message and its log time, for late subscribers.
     tf_static: Mutex<Option<(Vec<u8>, u64)>>,
+    /// `/passerby/timing`: when each published step ended on the wall clock (JSON).
+    timing: Arc<RawChannel>,
     /// The server, once started (its clock follows the steps); taken out to stop it.
     handle: Mutex<Option<foxglove::WebSocketServerHandle>>,
 }
@@ -109,7 +111,19 @@ impl FoxgloveServer {
                 .collect();
             sensor_channels.insert(sensor, mine);
         }
+        let timing_schema = r#"{"type":"object","properties":{"time":{"type":"number","description":"simulated seconds"},"step_end_unix_ns":{"type":"integer","description":"when the step ended, nanoseconds since 1970 on the server's wall clock"}}}"#;
+        let timing = ChannelBuilder::new("/passerby/timing")
+            .message_encoding("json")
+            .schema(Schema::new(
+                "passerby/StepTiming",
+                "jsonschema",
+                timing_schema.as_bytes(),
+            ))
+            .context(&context)
+            .build_raw()
+            .map_err(|e| format!("channel /passerby/timing: {e}"))?;
         let shared = Arc::new(Shared {
+            timing,
             _context: context.clone(),
             encoder,
             outbox: Outbox::new(options.queue_bytes, options.lossless),
@@ -235,11 +249,21 @@ impl Publisher for Shared {
         }
     }
 
-    /// The server's clock moves with the published steps.
-    fn stepped(&self, now: f64) {
+    /// The server's clock moves with the published steps; `/passerby/timing` says when each
+    /// step ended on the wall clock, so a client can measure its latency.
+    fn stepped(&self, now: f64, ended: std::time::SystemTime) {
+        let nanos = self.encoder.nanos(now);
+        let wall = ended
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        if self.timing.has_sinks() {
+            let json = format!("{{\"time\":{now},\"step_end_unix_ns\":{wall}}}");
+            self.timing
+                .log_with_meta(json.as_bytes(), PartialMetadata::with_log_time(nanos));
+        }
         let handle = self.handle.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(handle) = handle.as_ref() {
-            handle.broadcast_time(self.encoder.nanos(now));
+            handle.broadcast_time(nanos);
         }
     }
 }

@@ -18,6 +18,8 @@ pub(crate) enum Item {
         messages: Vec<Message>,
         observations: Arc<Vec<Observation>>,
         now: f64,
+        /// When the step ended, on the wall clock (for latency measurements).
+        ended: std::time::SystemTime,
     },
     /// Called once every item queued before it is published (a lockstep reply).
     Then(Box<dyn FnOnce() + Send>),
@@ -155,8 +157,9 @@ pub(crate) trait Publisher: Send + Sync + 'static {
     fn listened(&self, sensor: &SensorRef) -> bool;
     /// Hands one message to the clients.
     fn send(&self, message: Message);
-    /// Called once a step is published, at its simulated time.
-    fn stepped(&self, _now: f64) {}
+    /// Called once a step is published, with its simulated time and when it ended on the
+    /// wall clock.
+    fn stepped(&self, _now: f64, _ended: std::time::SystemTime) {}
 }
 
 /// The engine's side of a publisher: encodes the state on the simulation thread (it is small)
@@ -183,6 +186,7 @@ impl<P: Publisher> Sink for OutboxSink<P> {
             messages,
             observations: snapshot.observations.clone(),
             now: snapshot.time,
+            ended: std::time::SystemTime::now(),
         });
         Ok(())
     }
@@ -212,7 +216,7 @@ impl<P: Publisher> Published for PublishedBy<P> {
 pub(crate) fn publish_queued<P: Publisher>(shared: &P) {
     let mut encoded = Vec::new();
     while let Some(item) = shared.outbox().pop() {
-        let (messages, observations, now) = match item {
+        let (messages, observations, now, ended) = match item {
             Item::Then(then) => {
                 then();
                 continue;
@@ -221,7 +225,8 @@ pub(crate) fn publish_queued<P: Publisher>(shared: &P) {
                 messages,
                 observations,
                 now,
-            } => (messages, observations, now),
+                ended,
+            } => (messages, observations, now, ended),
         };
         for m in messages {
             shared.send(m);
@@ -235,7 +240,7 @@ pub(crate) fn publish_queued<P: Publisher>(shared: &P) {
                 shared.send(m);
             }
         }
-        shared.stepped(now);
+        shared.stepped(now, ended);
     }
 }
 
@@ -256,6 +261,7 @@ mod tests {
             messages: vec![m],
             observations: Arc::new(Vec::new()),
             now,
+            ended: std::time::SystemTime::UNIX_EPOCH,
         }
     }
 

@@ -4,6 +4,8 @@
 //   check PORT              decode a PointCloud2 and an Image, drive /r1/cmd_vel, see /r1/odom move
 //   lockstep PORT N         a closed-loop controller in lockstep: N times read odom, command, step
 //   stall PORT SECONDS      subscribe to everything, then stop reading the socket
+//   drain PORT              subscribe to everything and read it all until the server closes;
+//                           the latency from each step's end to a point cloud's arrival
 // Prints one JSON line of what it saw; exits non-zero when something is missing.
 import wsProtocol from "@foxglove/ws-protocol";
 import { parse } from "@foxglove/rosmsg";
@@ -202,16 +204,55 @@ async function lockstep(iterations) {
 async function stall(seconds) {
   await advertised;
   await sleep(200);
-  for (const topic of channels.keys()) subscribe(topic, () => {});
+  let subscribed = 0;
+  for (const [topic, c] of channels) {
+    if (c.encoding !== "cdr") continue;
+    subscribe(topic, () => {});
+    subscribed++;
+  }
   await sleep(300);
   // Stop reading: the server's messages pile up in the kernel's buffers, then in its queue.
   ws._socket.pause();
   await sleep(seconds * 1000);
-  console.log(JSON.stringify({ subscribed: channels.size }));
+  console.log(JSON.stringify({ subscribed }));
+  process.exit(0);
+}
+
+async function drain() {
+  await advertised;
+  await sleep(200);
+  // Wall clock in nanoseconds, as precise as the runtime gives it.
+  const wallNs = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
+  const arrivals = []; // [log time ns, arrival wall ns] of point clouds
+  const stepEnds = new Map(); // log time ns -> step end wall ns
+  let messages = 0, bytes = 0;
+  const raw = new Map(); // subscription -> topic
+  for (const [topic, c] of channels) raw.set(client.subscribe(c.id), topic);
+  client.on("message", ({ subscriptionId, timestamp, data }) => {
+    const arrived = wallNs();
+    const topic = raw.get(subscriptionId);
+    if (!topic) return;
+    messages++;
+    bytes += data.byteLength;
+    if (topic === "/passerby/timing") {
+      const t = JSON.parse(new TextDecoder().decode(data));
+      stepEnds.set(timestamp, BigInt(t.step_end_unix_ns));
+    } else if (topic.endsWith("_points")) {
+      arrivals.push([timestamp, arrived]);
+    }
+  });
+  await new Promise((resolve) => ws.once("close", resolve));
+  const latencies = arrivals
+    .filter(([t]) => stepEnds.has(t))
+    .map(([t, arrived]) => Number(arrived - stepEnds.get(t)) / 1e6)
+    .sort((a, b) => a - b);
+  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  console.log(JSON.stringify({ messages, bytes, clouds: latencies.length, p50_ms: pick(0.5), p99_ms: pick(0.99) }));
   process.exit(0);
 }
 
 if (mode === "check") await check();
+else if (mode === "drain") await drain();
 else if (mode === "lockstep") await lockstep(Number(arg));
 else if (mode === "stall") await stall(Number(arg));
 else fail(`unknown mode ${mode}`);

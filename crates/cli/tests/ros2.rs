@@ -148,13 +148,31 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
         eprintln!("note: this machine sends traffic of its own; the loopback check is moot");
     }
 
-    // Lockstep: each request of 10 steps is answered once they are published, 10 steps on.
-    let served = serve(&["--lockstep"]);
-    let answers = client(&python, &uri, &["lockstep", "5"]);
-    let stdout = stop(served);
-    let steps: Vec<u64> = (answers["answers"].as_array().unwrap().iter())
-        .map(|a| a[0].as_u64().unwrap())
-        .collect();
-    assert_eq!(steps, [10, 20, 30, 40, 50], "{stdout}");
-    assert!(stdout.contains(", 50 steps)"), "{stdout}");
+    // Lockstep: a closed-loop controller (commands carried in its step requests) gives
+    // byte-identical recordings at 1 and 2 threads, 10 steps per answered request.
+    let mut runs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("lockstep{threads}.mcap"));
+        let served = serve(&[
+            "--lockstep",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let answers = client(&python, &uri, &["lockstep", "20"]);
+        let stdout = stop(served);
+        assert!(stdout.contains(", 201 steps)"), "{stdout}");
+        runs.push((answers, std::fs::read(&out).unwrap()));
+    }
+    let answers = runs[0].0["answers"].as_array().unwrap();
+    let steps: Vec<u64> = answers.iter().map(|a| a[0].as_u64().unwrap()).collect();
+    assert_eq!(steps, (1..=20).map(|i| 1 + 10 * i).collect::<Vec<u64>>());
+    let last = answers.last().unwrap();
+    assert!(
+        last[2].as_f64().unwrap() > 0.3 && last[3].as_f64().unwrap() > 0.05,
+        "{last}"
+    );
+    assert_eq!(runs[0].0, runs[1].0);
+    assert!(runs[0].1 == runs[1].1, "the lockstep recordings differ");
 }

@@ -95,7 +95,7 @@ impl Ros2Options {
 /// `passerby_msgs/msg/Control` (`ros/passerby_msgs/msg/Control.msg`).
 pub const CONTROL: MsgType = MsgType {
     name: "passerby_msgs/msg/Control",
-    definition: "string command\nuint64 steps\nuint64 id\n",
+    definition: "string command\nuint64 steps\nuint64 id\nstring[] vehicles\ngeometry_msgs/Twist[] twists\n================================================================================\nMSG: geometry_msgs/Twist\nVector3 linear\nVector3 angular\n================================================================================\nMSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n",
 };
 
 /// `passerby_msgs/msg/Status` (`ros/passerby_msgs/msg/Status.msg`).
@@ -151,6 +151,9 @@ struct ControlMsg {
     steps: u64,
     /// Echoed in the status that answers it.
     id: u64,
+    /// Velocity commands applied before the request: `vehicles[i]` at `twists[i]`.
+    vehicles: Vec<String>,
+    twists: Vec<Twist>,
 }
 
 /// `passerby_msgs/msg/Status`.
@@ -467,6 +470,21 @@ fn take_controls(shared: &Arc<Shared>, inputs: &Inputs, controls: &ControlSender
                 let publisher = status.status.lock().unwrap_or_else(PoisonError::into_inner);
                 let _ = publisher.publish(msg);
             });
+            if request.vehicles.len() != request.twists.len() {
+                reply.send(Err(format!(
+                    "{} vehicles but {} twists",
+                    request.vehicles.len(),
+                    request.twists.len()
+                )));
+                continue;
+            }
+            // Before the request, in the same channel: in force for its steps.
+            for (vehicle, t) in request.vehicles.iter().zip(&request.twists) {
+                let _ = controls.send(Control::Command {
+                    vehicle: vehicle.clone(),
+                    twist: [t.linear.x, t.linear.y, t.angular.z],
+                });
+            }
             let control = match request.command.as_str() {
                 "step" => Control::Step {
                     steps: request.steps.max(1),

@@ -6,13 +6,15 @@ middlewares), with the ROS 2 message types written out as IDL structs under thei
 Modes:
   check      subscribe to the VLP-16's PointCloud2 and the odometry, publish cmd_vel, see the
              robot move
-  lockstep N step N times by /passerby/control, each answered on /passerby/status
+  lockstep N a closed-loop controller stepping N times by /passerby/control (commands carried
+             in the requests), each answered on /passerby/status
 
 It stays on the loopback interface: CYCLONEDDS_URI (set by the caller) names `lo`, turns
 multicast off and gives 127.0.0.1 as the only peer. Prints one JSON line.
 """
 
 import json
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -119,6 +121,8 @@ class Control(IdlStruct, typename="passerby_msgs::msg::dds_::Control_"):
     command: str
     steps: uint64
     id: uint64
+    vehicles: sequence[str]
+    twists: sequence[Twist]
 
 
 @dataclass
@@ -198,24 +202,49 @@ def check(dp):
 
 
 def lockstep(dp, iterations):
+    """A closed-loop controller: read this step's odometry, steer towards (2, 1), and ask for
+    10 steps with the command carried in the request (so it holds for exactly those steps)."""
     control = DataWriter(dp, Topic(dp, "rt/passerby/control", Control), qos=RELIABLE)
     status = DataReader(dp, Topic(dp, "rt/passerby/status", Status), qos=RELIABLE)
-    # Wait for the server's reader before the first request (discovery takes a moment).
-    deadline = time.monotonic() + 30
+    odoms = DataReader(dp, Topic(dp, "rt/r1/odom", Odometry), qos=RELIABLE)
+    # Wait for the server's readers before the first request (discovery takes a moment).
+    deadline = time.monotonic() + 60
     while not control.get_matched_subscriptions() and time.monotonic() < deadline:
         time.sleep(0.05)
-    answers = []
-    for i in range(1, iterations + 1):
-        control.write(Control("step", 10, i))
-        answer = None
-        while answer is None and time.monotonic() < deadline:
+    poses = {}
+
+    def step(i, steps, command):
+        vehicles, twists = (["r1"], [command]) if command else ([], [])
+        control.write(Control("step", steps, i, vehicles, twists))
+        while time.monotonic() < deadline:
             for s in status.take(N=10):
                 if s.id == i:
-                    answer = s
-            time.sleep(0.002)
-        if answer is None or not answer.ok:
-            fail(f"step {i}: {answer}")
-        answers.append([answer.steps, answer.time])
+                    if not s.ok:
+                        fail(f"step {i}: {s.error}")
+                    return s
+            time.sleep(0.001)
+        fail(f"step {i}: no answer")
+
+    def odom_at(t):
+        while time.monotonic() < deadline:
+            for o in odoms.take(N=100):
+                stamp = o.header.stamp.sec + o.header.stamp.nanosec * 1e-9
+                q = o.pose.pose.orientation
+                poses[round(stamp, 6)] = (o.pose.pose.position.x, o.pose.pose.position.y, 2 * math.atan2(q.z, q.w))
+            if round(t, 6) in poses:
+                return poses[round(t, 6)]
+            time.sleep(0.001)
+        fail(f"no odometry at {t}")
+
+    answers = []
+    state = step(1, 1, None)
+    for i in range(2, iterations + 2):
+        x, y, yaw = odom_at(state.time)
+        err = math.atan2(1.0 - y, 2.0 - x) - yaw
+        err = math.atan2(math.sin(err), math.cos(err))
+        v = min(0.8, math.hypot(2.0 - x, 1.0 - y)) * max(0.0, math.cos(err))
+        state = step(i, 10, twist(v, 1.5 * err))
+        answers.append([state.steps, state.time, x, y])
     print(json.dumps({"answers": answers}))
 
 

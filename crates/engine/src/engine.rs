@@ -360,6 +360,10 @@ impl Engine {
         let touched: Vec<bool> = (self.sim.vehicles().iter())
             .map(|v| self.sim.is_touched(&v.name))
             .collect();
+        let encodings = Arc::new(passerby_record::StepEncodings::new(
+            self.last.clone(),
+            self.sim.time(),
+        ));
         let snapshot = Snapshot {
             time: self.sim.time(),
             step: self.sim.steps(),
@@ -368,6 +372,7 @@ impl Engine {
             actors: self.sim.actors(),
             contacts: self.sim.contacts(),
             observations: &self.last,
+            encodings: &encodings,
             skeletons: &self.skeletons,
         };
         for sink in &mut self.sinks {

@@ -236,7 +236,7 @@ impl Publisher for Shared {
         (self.sensor_channels.get(sensor)).is_some_and(|cs| cs.iter().any(|c| c.has_sinks()))
     }
 
-    fn send(&self, m: Message) {
+    fn send(&self, m: &Message) {
         if m.topic == "/tf_static" {
             let mut kept = self
                 .tf_static

@@ -6,18 +6,19 @@
 //! room instead (the client sets the pace there anyway).
 
 use crate::serve::Published;
-use passerby_engine::{Encoder, Message, Observation, Sink, SinkError, Snapshot};
+use passerby_engine::{Encoder, Message, Sink, SinkError, Snapshot};
+use passerby_record::StepEncodings;
 use passerby_world::SensorRef;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// One step's output, or something to do once everything queued before it is published.
 pub(crate) enum Item {
-    /// A step: its state's messages and its observations, logged at simulated time `now`.
+    /// A step: its state's messages and its observations.
     Step {
         messages: Vec<Message>,
-        observations: Arc<Vec<Observation>>,
-        now: f64,
+        /// Its observations, encoded once for every publishing sink.
+        encodings: Arc<StepEncodings>,
         /// When the step ended, on the wall clock (for latency measurements).
         ended: std::time::SystemTime,
     },
@@ -30,9 +31,9 @@ impl Item {
         match self {
             Item::Step {
                 messages,
-                observations,
+                encodings,
                 ..
-            } => passerby_record::encoder::queued_bytes(messages, observations),
+            } => passerby_record::encoder::queued_bytes(messages, encodings.observations()),
             Item::Then(_) => 0,
         }
     }
@@ -156,7 +157,7 @@ pub(crate) trait Publisher: Send + Sync + 'static {
     /// Whether anyone listens to `sensor` (its observations are not encoded otherwise).
     fn listened(&self, sensor: &SensorRef) -> bool;
     /// Hands one message to the clients.
-    fn send(&self, message: Message);
+    fn send(&self, message: &Message);
     /// Called once a step is published, with its simulated time and when it ended on the
     /// wall clock.
     fn stepped(&self, _now: f64, _ended: std::time::SystemTime) {}
@@ -184,8 +185,7 @@ impl<P: Publisher> Sink for OutboxSink<P> {
         self.static_sent = true;
         self.shared.outbox().push(Item::Step {
             messages,
-            observations: snapshot.observations.clone(),
-            now: snapshot.time,
+            encodings: snapshot.encodings.clone(),
             ended: std::time::SystemTime::now(),
         });
         Ok(())
@@ -214,30 +214,33 @@ impl<P: Publisher> Published for PublishedBy<P> {
 /// A publishing thread's loop: each queued step's state messages, then the observations
 /// someone listens to, encoded; replies when their turn comes. Ends when the outbox closes.
 pub(crate) fn publish_queued<P: Publisher>(shared: &P) {
-    let mut encoded = Vec::new();
+    let mut extras = Vec::new();
     while let Some(item) = shared.outbox().pop() {
-        let (messages, observations, now, ended) = match item {
+        let (messages, encodings, ended) = match item {
             Item::Then(then) => {
                 then();
                 continue;
             }
             Item::Step {
                 messages,
-                observations,
-                now,
+                encodings,
                 ended,
-            } => (messages, observations, now, ended),
+            } => (messages, encodings, ended),
         };
-        for m in messages {
+        for m in &messages {
             shared.send(m);
         }
-        for o in observations.iter() {
+        let now = encodings.now();
+        for (i, o) in encodings.observations().iter().enumerate() {
             if !shared.listened(o.sensor()) {
                 continue;
             }
-            shared.encoder().observation(o, now, &mut encoded);
-            for m in encoded.drain(..) {
+            for m in encodings.messages(i, shared.encoder()).iter() {
                 shared.send(m);
+            }
+            shared.encoder().label_colours(o, now, &mut extras);
+            for m in extras.drain(..) {
+                shared.send(&m);
             }
         }
         shared.stepped(now, ended);
@@ -259,8 +262,7 @@ mod tests {
         };
         Item::Step {
             messages: vec![m],
-            observations: Arc::new(Vec::new()),
-            now,
+            encodings: Arc::new(StepEncodings::new(Arc::new(Vec::new()), now)),
             ended: std::time::SystemTime::UNIX_EPOCH,
         }
     }
@@ -276,7 +278,7 @@ mod tests {
         let mut seen = Vec::new();
         while let Some(item) = outbox.pop() {
             seen.push(match item {
-                Item::Step { now, .. } => now,
+                Item::Step { encodings, .. } => encodings.now(),
                 Item::Then(_) => -1.0,
             });
         }
@@ -300,10 +302,14 @@ mod tests {
         };
         std::thread::sleep(std::time::Duration::from_millis(20));
         assert!(!pusher.is_finished(), "the second step waits for room");
-        assert!(matches!(outbox.pop(), Some(Item::Step { now: 1.0, .. })));
+        assert!(
+            matches!(outbox.pop(), Some(Item::Step { encodings, .. }) if encodings.now() == 1.0)
+        );
         pusher.join().unwrap();
         outbox.close();
-        assert!(matches!(outbox.pop(), Some(Item::Step { now: 2.0, .. })));
+        assert!(
+            matches!(outbox.pop(), Some(Item::Step { encodings, .. }) if encodings.now() == 2.0)
+        );
         assert_eq!(outbox.stats().dropped, 0);
     }
 }

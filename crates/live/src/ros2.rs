@@ -406,11 +406,11 @@ impl Publisher for Shared {
         true
     }
 
-    fn send(&self, m: Message) {
+    fn send(&self, m: &Message) {
         if let Some(p) = self.publishers.get(&m.topic) {
             // A reliable reader that cannot keep up makes this fail after its wait: that
             // message is lost for it, as a best-effort one would be.
-            if let Err(e) = p.publish(RawCdr(m.data)) {
+            if let Err(e) = p.publish(RawCdr(m.data.clone())) {
                 tracing::debug!("ROS 2 {}: {e:?}", m.topic);
             }
         }

@@ -17,6 +17,7 @@ use crate::encoder::Encoder;
 use crate::encoder::Message;
 use crate::ros::{self, MsgType, Transform, deps, header};
 use glam::DQuat;
+use passerby_sensors::Observation;
 use passerby_sensors::boxes::ActorBox;
 use passerby_sensors::camera::CameraFrame;
 use passerby_sensors::rgbd::{DepthPoints, RgbdFrame};
@@ -191,24 +192,6 @@ impl Encoder {
             data,
             pixels,
         );
-        if self.colour_labels {
-            let ids = [
-                (
-                    "instance",
-                    c.instance
-                        .iter()
-                        .map(|&i| u32::try_from(i).unwrap_or(0))
-                        .collect::<Vec<u32>>(),
-                ),
-                ("class", c.class.iter().map(|&k| u32::from(k)).collect()),
-            ];
-            for (kind, ids) in ids {
-                let rgb: Vec<u8> = ids.into_iter().flat_map(crate::images::id_colour).collect();
-                let data = ros::image_of_bytes(nanos, optical, size, "rgb8", &rgb);
-                let topic = format!("{topic}/labels/{kind}_rgb");
-                self.push(out, &topic, &ros::IMAGE, now, data, pixels);
-            }
-        }
         let data = boxes(nanos, optical, &c.boxes, &|b| self.box_class(b));
         self.push(
             out,
@@ -218,6 +201,54 @@ impl Encoder {
             data,
             c.boxes.len() as u64,
         )
+    }
+
+    /// A colour frame's label images as `rgb8` (one colour per id), under `topic`.
+    fn coloured_labels(
+        &self,
+        topic: &str,
+        optical: &str,
+        c: &CameraFrame,
+        now: f64,
+        out: &mut Vec<Message>,
+    ) {
+        let nanos = self.nanos(c.stamp);
+        let size = (c.intrinsics.ncols, c.intrinsics.nrows);
+        let pixels = u64::from(size.0) * u64::from(size.1);
+        let instances = c.instance.iter().map(|&i| u32::try_from(i).unwrap_or(0));
+        let classes = c.class.iter().map(|&k| u32::from(k));
+        let kinds: [(&str, Vec<u32>); 2] = [
+            ("instance", instances.collect()),
+            ("class", classes.collect()),
+        ];
+        for (kind, ids) in kinds {
+            let rgb: Vec<u8> = ids.into_iter().flat_map(crate::images::id_colour).collect();
+            let data = ros::image_of_bytes(nanos, optical, size, "rgb8", &rgb);
+            let topic = format!("{topic}/labels/{kind}_rgb");
+            self.push(out, &topic, &ros::IMAGE, now, data, pixels);
+        }
+    }
+
+    /// With [`Encoder::with_colour_labels`], an observation's label images as `rgb8`
+    /// (`…/labels/instance_rgb`, `…/labels/class_rgb`); nothing otherwise.
+    pub fn label_colours(&self, o: &Observation, now: f64, out: &mut Vec<Message>) {
+        if !self.colour_labels {
+            return;
+        }
+        match o {
+            Observation::Camera(c) => {
+                let (topic, frame, _) = self.topic_and_frame(&c.sensor);
+                self.coloured_labels(&topic, &format!("{frame}_optical"), c, now, out);
+            }
+            Observation::Rgbd(f) => {
+                if let Some(c) = &f.colour {
+                    let (topic, frame, _) = self.topic_and_frame(&f.sensor);
+                    let optical = format!("{frame}_rgb_optical");
+                    self.coloured_labels(&format!("{topic}_rgb"), &optical, c, now, out);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A `camera` frame.

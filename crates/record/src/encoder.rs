@@ -8,7 +8,9 @@ use crate::ros::{self, MsgType, Transform};
 use crate::{Snapshot, cameras, encode, truth};
 use passerby_sensors::Observation;
 use passerby_world::{Pose3, SensorKind, SensorRef, World};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 /// One encoded message.
 #[derive(Clone, Debug)]
@@ -35,6 +37,72 @@ pub fn queued_bytes(messages: &[Message], observations: &[Observation]) -> usize
             .iter()
             .map(Observation::held_bytes)
             .sum::<usize>()
+}
+
+/// One step's observations and their messages, encoded once and shared by every sink that
+/// publishes them (the recorder's writer thread and each live publisher), whichever asks first:
+/// each observation's messages are made at most once, by the first thread that needs them, and
+/// only if one does (a publisher nobody listens to never asks).
+#[derive(Debug)]
+pub struct StepEncodings {
+    observations: Arc<Vec<Observation>>,
+    now: f64,
+    /// The encoder settings the shared messages were made with (epoch and actor labels); an
+    /// encoder with others encodes for itself.
+    key: OnceLock<EncoderKey>,
+    cells: Vec<OnceLock<Vec<Message>>>,
+}
+
+/// What makes two encoders give the same bytes.
+#[derive(Clone, Debug, PartialEq)]
+struct EncoderKey {
+    epoch_nanos: u64,
+    actors: Vec<(u32, String, truth::Capsule)>,
+}
+
+impl StepEncodings {
+    /// The step that ended at simulated time `now` and completed `observations`.
+    pub fn new(observations: Arc<Vec<Observation>>, now: f64) -> StepEncodings {
+        let cells = observations.iter().map(|_| OnceLock::new()).collect();
+        StepEncodings {
+            observations,
+            now,
+            key: OnceLock::new(),
+            cells,
+        }
+    }
+
+    /// The step's observations.
+    pub fn observations(&self) -> &Arc<Vec<Observation>> {
+        &self.observations
+    }
+
+    /// Simulated seconds at the end of the step.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The messages of observation `index`, as `encoder` makes them: shared when an encoder of
+    /// the same settings made (or now makes) them, made for this caller otherwise.
+    pub fn messages(&self, index: usize, encoder: &Encoder) -> Cow<'_, [Message]> {
+        let mine = EncoderKey {
+            epoch_nanos: encoder.epoch_nanos,
+            actors: encoder.actors.clone(),
+        };
+        let (Some(o), Some(cell)) = (self.observations.get(index), self.cells.get(index)) else {
+            return Cow::Owned(Vec::new());
+        };
+        if *self.key.get_or_init(|| mine.clone()) != mine {
+            let mut out = Vec::new();
+            encoder.observation(o, self.now, &mut out);
+            return Cow::Owned(out);
+        }
+        Cow::Borrowed(cell.get_or_init(|| {
+            let mut out = Vec::new();
+            encoder.observation(o, self.now, &mut out);
+            out
+        }))
+    }
 }
 
 /// How states and observations become messages: topic and frame names, stamps, actor classes.

@@ -36,7 +36,7 @@ mod sink;
 pub mod truth;
 mod writer;
 
-pub use encoder::{Encoder, Message, full_name};
+pub use encoder::{Encoder, Message, StepEncodings, full_name};
 use mcap_file::McapWriter;
 use output_file::OutputFile;
 use passerby_world::World;
@@ -195,9 +195,8 @@ impl Recorder {
         self.static_written = true;
         let job = Job::Step {
             messages,
-            observations: step.observations.clone(),
+            encodings: step.encodings.clone(),
             topics: self.topics.clone(),
-            now: step.time,
         };
         self.send(job)
     }

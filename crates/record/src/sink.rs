@@ -25,6 +25,9 @@ pub struct Snapshot<'a> {
     pub contacts: &'a [Contact],
     /// The observations the step completed, shared by every sink (clone the `Arc` to keep them).
     pub observations: &'a Arc<Vec<Observation>>,
+    /// The same observations with their messages, encoded once for every sink that publishes
+    /// them ([`crate::encoder::StepEncodings`]).
+    pub encodings: &'a Arc<crate::encoder::StepEncodings>,
     /// Per actor (in `actors` order), its skeleton's bones as pairs of world points (empty
     /// without one).
     pub skeletons: &'a [Vec<[f64; 3]>],

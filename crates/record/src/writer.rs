@@ -7,11 +7,10 @@
 //! the run when writing falls behind. Encoding the large observations here, not on the
 //! simulation thread, keeps it off the simulation's serial path.
 
-use crate::encoder::{Encoder, Message};
+use crate::encoder::{Encoder, Message, StepEncodings};
 use crate::mcap_file::{McapWriter, MessageHeader};
 use crate::output_file::OutputFile;
 use crate::{RecordError, TopicCount};
-use passerby_sensors::Observation;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
@@ -23,13 +22,12 @@ const QUEUE_BYTES: usize = 64 << 20;
 
 /// Work for the writer thread.
 pub(crate) enum Job {
-    /// A step: messages already encoded, then observations to encode with `topics`, logged at
-    /// simulated time `now`.
+    /// A step: messages already encoded, then its observations' messages as `topics` makes
+    /// them (shared with other publishing sinks).
     Step {
         messages: Vec<Message>,
-        observations: Arc<Vec<Observation>>,
+        encodings: Arc<StepEncodings>,
         topics: Arc<Encoder>,
-        now: f64,
     },
     /// An MCAP metadata record.
     Metadata {
@@ -44,9 +42,9 @@ impl Job {
         match self {
             Job::Step {
                 messages,
-                observations,
+                encodings,
                 ..
-            } => crate::encoder::queued_bytes(messages, observations),
+            } => crate::encoder::queued_bytes(messages, encodings.observations()),
             Job::Metadata { entries, .. } => entries.iter().map(|(k, v)| k.len() + v.len()).sum(),
         }
     }
@@ -232,17 +230,14 @@ impl Output {
         match job {
             Job::Step {
                 messages,
-                observations,
+                encodings,
                 topics,
-                now,
             } => {
-                for m in messages {
+                for m in &messages {
                     self.message(m)?;
                 }
-                let mut encoded = Vec::new();
-                for o in observations.iter() {
-                    topics.observation(o, now, &mut encoded);
-                    for m in encoded.drain(..) {
+                for i in 0..encodings.observations().len() {
+                    for m in encodings.messages(i, &topics).iter() {
                         self.message(m)?;
                     }
                 }
@@ -255,7 +250,7 @@ impl Output {
         }
     }
 
-    fn message(&mut self, m: Message) -> Result<(), RecordError> {
+    fn message(&mut self, m: &Message) -> Result<(), RecordError> {
         let channel = match self.channels.get(&m.topic) {
             Some(&c) => c,
             None => {
@@ -287,7 +282,11 @@ impl Output {
         self.writer
             .write_message(&header, &m.data, m.content)
             .map_err(|e| self.error(e))?;
-        let count = self.counts.entry(m.topic).or_default();
+        // Looked up first: the topic is copied once, when it is new.
+        let count = match self.counts.get_mut(&m.topic) {
+            Some(c) => c,
+            None => self.counts.entry(m.topic.clone()).or_default(),
+        };
         count.messages += 1;
         count.points += m.points;
         Ok(())

@@ -138,6 +138,48 @@ fn run_refuses_bad_arguments_with_clear_errors() {
 }
 
 #[test]
+fn serve_refuses_bad_arguments_and_a_taken_port_with_clear_errors() {
+    let world = "examples/actors.world.xml";
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--foxglove", "http"],
+            "`http`: expected PORT or ADDR:PORT",
+        ),
+        (&["--duration=-1"], "--duration must be a positive number"),
+        (
+            &["--realtime-factor", "nan"],
+            "--realtime-factor must be zero or a positive",
+        ),
+        (
+            &["--web", "1.2.3.4:x"],
+            "`1.2.3.4:x`: expected PORT or ADDR:PORT",
+        ),
+    ];
+    for (args, message) in cases {
+        // Refused before anything is loaded or served.
+        let mut all = vec!["serve", world];
+        all.extend(args);
+        let out = passerby(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // A port another program holds is an error naming it, not a hang or a panic.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = passerby(&["serve", world, "--duration", "1", "--foxglove", &port]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(&format!("cannot serve on 127.0.0.1:{port}")),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn help_and_version() {
     let out = passerby(&["--help"]);
     assert!(out.status.success());

@@ -91,6 +91,10 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         (None, false) => Some(("127.0.0.1".to_owned(), 8765)),
         (None, true) => None,
     };
+    let web = match args.web.as_str() {
+        "off" => None,
+        address => Some(host_and_port(address)?),
+    };
     let ros2 = if args.ros2 {
         let mut options = Ros2Options::from_env().map_err(anyhow::Error::msg)?;
         if args.ros2_subnet {
@@ -126,10 +130,9 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         published.push(server.published());
         // Tests and scripts read these lines for the ports.
         eprintln!("foxglove: ws://{host}:{}", server.port());
-        if args.web != "off" {
-            let (web_host, web_port) = host_and_port(&args.web)?;
+        if let Some((web_host, web_port)) = &web {
             let web =
-                WebServer::start(&web_host, web_port, server.port()).map_err(anyhow::Error::msg)?;
+                WebServer::start(web_host, *web_port, server.port()).map_err(anyhow::Error::msg)?;
             eprintln!("web: http://{web_host}:{}/", web.port());
             viewer = Some(web);
         }

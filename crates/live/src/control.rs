@@ -87,6 +87,20 @@ pub enum Control {
     },
 }
 
+impl Control {
+    /// Answers the request with `why` it will not be carried out (a command or transform set,
+    /// which has no answer, is dropped).
+    pub fn refuse(self, why: &str) {
+        match self {
+            Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
+            Control::Pause { reply }
+            | Control::Resume { reply }
+            | Control::Step { reply, .. }
+            | Control::Reset { reply } => reply.send(Err(why.to_owned())),
+        }
+    }
+}
+
 /// The sending end, one clone per publisher.
 pub type ControlSender = mpsc::Sender<Control>;
 /// The serving loop's end.

@@ -413,18 +413,7 @@ impl Handler for ControlService {
         };
         let controls = self.controls.lock().unwrap_or_else(PoisonError::into_inner);
         if let Err(e) = controls.send(control) {
-            refuse_unsent(e.0);
+            e.0.refuse("the server is stopping");
         }
-    }
-}
-
-/// A control the loop will never see (it has stopped): answered here.
-fn refuse_unsent(control: Control) {
-    match control {
-        Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
-        Control::Pause { reply }
-        | Control::Resume { reply }
-        | Control::Step { reply, .. }
-        | Control::Reset { reply } => reply.send(Err("the server is stopping".into())),
     }
 }

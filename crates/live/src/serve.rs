@@ -102,21 +102,11 @@ pub fn serve(
         reply.send(Err("the server stopped".into()));
     }
     while let Ok(control) = controls.try_recv() {
-        refuse(control, "the server stopped");
+        control.refuse("the server stopped");
     }
     run.report.simulated = run.engine.time();
     run.report.wall = started.elapsed().as_secs_f64();
     result.map(|()| run.report)
-}
-
-fn refuse(control: Control, why: &str) {
-    match control {
-        Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
-        Control::Pause { reply }
-        | Control::Resume { reply }
-        | Control::Step { reply, .. }
-        | Control::Reset { reply } => reply.send(Err(why.to_owned())),
-    }
 }
 
 impl Loop<'_> {

@@ -217,12 +217,11 @@ impl Encoder {
         let pixels = u64::from(size.0) * u64::from(size.1);
         let instances = c.instance.iter().map(|&i| u32::try_from(i).unwrap_or(0));
         let classes = c.class.iter().map(|&k| u32::from(k));
-        let kinds: [(&str, Vec<u32>); 2] = [
-            ("instance", instances.collect()),
-            ("class", classes.collect()),
+        let kinds = [
+            ("instance", crate::images::id_colours(instances)),
+            ("class", crate::images::id_colours(classes)),
         ];
-        for (kind, ids) in kinds {
-            let rgb: Vec<u8> = ids.into_iter().flat_map(crate::images::id_colour).collect();
+        for (kind, rgb) in kinds {
             let data = ros::image_of_bytes(nanos, optical, size, "rgb8", &rgb);
             let topic = format!("{topic}/labels/{kind}_rgb");
             self.push(out, &topic, &ros::IMAGE, now, data, pixels);

@@ -57,19 +57,39 @@ pub fn id_colour(id: u32) -> [u8; 3] {
     [h >> 24, h >> 16, h >> 8].map(|c| 64 + (c as u8) % 192)
 }
 
+/// Label ids as `rgb8` pixels, [`id_colour`] each. Labels come in runs (one object covers many
+/// neighbouring pixels), so a run reuses its colour instead of hashing every pixel.
+pub fn id_colours(ids: impl ExactSizeIterator<Item = u32>) -> Vec<u8> {
+    let mut rgb = Vec::with_capacity(ids.len() * 3);
+    let mut last = (0, id_colour(0));
+    for id in ids {
+        if id != last.0 {
+            last = (id, id_colour(id));
+        }
+        rgb.extend_from_slice(&last.1);
+    }
+    rgb
+}
+
 /// A label image (instance or class ids) as an RGB PNG, one colour per id.
 pub fn labels_png(
     width: u32,
     height: u32,
-    ids: impl Iterator<Item = u32>,
+    ids: impl ExactSizeIterator<Item = u32>,
 ) -> Result<Vec<u8>, PngError> {
-    let rgb: Vec<u8> = ids.flat_map(id_colour).collect();
-    rgb_png(width, height, &rgb)
+    rgb_png(width, height, &id_colours(ids))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_of_ids_is_coloured_as_each_id_alone() {
+        let ids = [0, 0, 7, 7, 7, 0, 3, 3, 7, u32::MAX];
+        let each: Vec<u8> = ids.iter().flat_map(|&id| id_colour(id)).collect();
+        assert_eq!(id_colours(ids.into_iter()), each);
+    }
 
     #[test]
     fn neighbouring_ids_get_different_colours() {

@@ -131,27 +131,29 @@ impl Loader<'_> {
                 ("r_wheel", [0.0, -0.5]),
                 ("caster_wheel", [0.5, 0.0]),
             ],
+            // MVSim's `DynamicsDifferential_4_wheels`: the rear axle at x = 0.
             DynamicsClass::Differential4Wheels => &[
-                ("lr_wheel", [-0.5, 0.5]),
-                ("rr_wheel", [-0.5, -0.5]),
+                ("lr_wheel", [0.0, 0.5]),
+                ("rr_wheel", [0.0, -0.5]),
                 ("lf_wheel", [0.5, 0.5]),
                 ("rf_wheel", [0.5, -0.5]),
             ],
             DynamicsClass::Ackermann | DynamicsClass::AckermannDrivetrain => &[
-                ("rl_wheel", [0.0, 1.0]),
-                ("rr_wheel", [0.0, -1.0]),
+                ("rl_wheel", [0.0, 0.9]),
+                ("rr_wheel", [0.0, -0.9]),
                 ("fl_wheel", [fx, half_d]),
                 ("fr_wheel", [fx, -half_d]),
             ],
         };
         for (role, default_pos) in roles {
             let wheel_el = p.find(role);
-            dynamics.wheels.push(self.wheel(
-                role,
-                wheel_el,
-                *default_pos,
-                ackermann && role.starts_with('f'),
-            ));
+            let mut wheel = self.wheel(role, wheel_el, *default_pos);
+            if ackermann && role.starts_with('f') {
+                // MVSim places the front wheels by f_wheels_x / f_wheels_d after reading
+                // them, whatever their `pos` says (its yaw stays).
+                (wheel.pose.x, wheel.pose.y) = (default_pos[0], default_pos[1]);
+            }
+            dynamics.wheels.push(wheel);
         }
         if let Some(ch) = p.find("chassis") {
             dynamics.chassis = self.chassis(ch);
@@ -184,13 +186,7 @@ impl Loader<'_> {
         dynamics
     }
 
-    fn wheel(
-        &mut self,
-        role: &str,
-        el: Option<&Element>,
-        default_pos: [f64; 2],
-        steered_front: bool,
-    ) -> Wheel {
+    fn wheel(&mut self, role: &str, el: Option<&Element>, default_pos: [f64; 2]) -> Wheel {
         let mut wheel = Wheel {
             role: role.to_owned(),
             pose: Pose2 {
@@ -205,8 +201,6 @@ impl Loader<'_> {
             ..Wheel::default()
         };
         let Some(el) = el else { return wheel };
-        // Ackermann front wheels are placed by f_wheels_x/f_wheels_d unless `pos` is given.
-        let _ = steered_front;
         if let Some((text, span)) = self.optional_attr(el, "pos")
             && let Some(v) = self.numbers_at(
                 &text,
@@ -349,7 +343,20 @@ impl Loader<'_> {
             let Some(text) = self.value(&raw, span) else {
                 continue;
             };
-            if let Some(v) = self.scan(&text, span, &format!("<{}>", child.name), values::real) {
+            let what = format!("<{}>", child.name);
+            // MVSim's `%bool` switches (`enable_antiwindup`, …) are kept as 1 or 0.
+            let v = if child.name.starts_with("enable_") {
+                match values::boolean(&text) {
+                    Ok(b) => Some(f64::from(u8::from(b))),
+                    Err(e) => {
+                        self.diags.error(span, format!("{what}: {e}"));
+                        None
+                    }
+                }
+            } else {
+                self.scan(&text, span, &what, values::real)
+            };
+            if let Some(v) = v {
                 out.insert(child.name.clone(), v);
             }
         }

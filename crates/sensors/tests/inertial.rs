@@ -41,7 +41,7 @@ fn imu_xml(pose: &str) -> String {
 fn robot(twist: &str, sensors: &str) -> String {
     format!(
         r#"<vehicle name="r"><init_pose>1 2 30</init_pose><init_vel>{twist}</init_vel>
-        <dynamics class="differential"><controller class="twist_ideal"/></dynamics>{sensors}</vehicle>"#
+        <dynamics class="differential"><chassis linear_damping="0" angular_damping="0"/><controller class="twist_ideal"/></dynamics>{sensors}</vehicle>"#
     )
 }
 
@@ -84,10 +84,11 @@ fn an_imu_on_a_turning_robot_reads_the_rate_and_the_acceleration_at_its_lever_ar
             gx.abs() < 1e-9 && gy.abs() < 1e-9 && (gz - w).abs() < 1e-6,
             "{s:?}"
         );
-        // a = ω × v at the centre, plus ω × (ω × r) at the arm; +g on z.
+        // a = ω × v at the centre, plus ω × (ω × r) at the arm; +g on z. The body is
+        // integrated step by step as MVSim's Box2D does (not along exact arcs): within 1e-3.
         let expected = [-w * w * 0.5, w * v, 9.81];
         for (got, want) in s.linear_acceleration.iter().zip(expected) {
-            assert!((got - want).abs() < 1e-4, "{s:?} vs {expected:?}");
+            assert!((got - want).abs() < 1e-3, "{s:?} vs {expected:?}");
         }
     }
     // Mounted turned by 90° about z: the same vector seen from axes turned by 90°.
@@ -99,7 +100,7 @@ fn an_imu_on_a_turning_robot_reads_the_rate_and_the_acceleration_at_its_lever_ar
     let s = imu_samples(&obs)[10];
     let [ax, ay, _] = s.linear_acceleration;
     assert!(
-        (ax - w * v).abs() < 1e-4 && (ay - w * w * 0.5).abs() < 1e-4,
+        (ax - w * v).abs() < 1e-3 && (ay - w * w * 0.5).abs() < 1e-3,
         "{s:?}"
     );
 }
@@ -258,7 +259,7 @@ fn gnss_in_a_utm_world_reads_its_position_about_the_reference() {
         <horizontal_std_noise>0</horizontal_std_noise><vertical_std_noise>0</vertical_std_noise></sensor>"#;
     let vehicle = format!(
         r#"<vehicle name="r"><init_pose>{} {} 0</init_pose>
-        <dynamics class="differential"><controller class="twist_ideal"/></dynamics>{gnss}</vehicle>"#,
+        <dynamics class="differential"><chassis linear_damping="0" angular_damping="0"/><controller class="twist_ideal"/></dynamics>{gnss}</vehicle>"#,
         e + 30.0,
         n - 40.0
     );

@@ -14,8 +14,9 @@
 //! Actors are kinematic, but when one starts touching a vehicle, a block or a wall of terrain the
 //! step reports a [`Contact`].
 //!
-//! Not yet here: wheel dynamics (vehicles track velocity commands ideally;
-//! [`Simulation::notices`] says so).
+//! Vehicles are driven by their wheels, controllers and friction (`passerby-dynamics`); a
+//! held or keyframed vehicle is placed, not driven. Not yet here: vehicles' contacts with
+//! walls and blocks ([`Simulation::notices`] says so).
 //!
 //! Modules: MVSim paths and the turning-rate limit (`path.rs`), the `Controller` trait and
 //! `Motion` (`motion.rs`), behaviors (`controllers.rs`), the gait state machine (`gait.rs`),
@@ -39,9 +40,10 @@ use controllers::{
 };
 use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
+use passerby_dynamics::{NoZones, Physics};
 use passerby_world::{
-    Actor, Behavior, KeyframeAnimation, Pose3, TimedCommand, TimedTransform, Transform, Wheel,
-    World,
+    Actor, Behavior, DynamicsClass, KeyframeAnimation, Pose3, TimedCommand, TimedTransform,
+    Transform, Wheel, World,
 };
 use path::{Gaits, PathFollower};
 use replay::Replay;
@@ -152,8 +154,10 @@ pub struct VehicleState {
     pub name: String,
     /// Its pose.
     pub pose: Pose3,
-    /// Commanded body-frame velocity: vx, vy (m/s), omega (rad/s), tracked ideally.
+    /// Commanded body-frame velocity: vx, vy (m/s), omega (rad/s).
     pub twist: [f64; 3],
+    /// Actual body-frame velocity of its reference point after the last step.
+    pub velocity: [f64; 3],
     /// Whether an external source holds its pose.
     pub held: bool,
     /// Whether it takes z, pitch and roll from the ground under its wheels.
@@ -227,6 +231,10 @@ pub struct Simulation {
     warnings: Vec<String>,
     replay: Option<Replay>,
     vehicle_footprints: Vec<Footprint>,
+    /// The vehicles' bodies, wheels and controllers.
+    physics: Physics,
+    /// Vehicles whose controller refused a velocity command (warned once).
+    refused_commands: HashSet<usize>,
     block_footprints: Vec<Option<Footprint>>,
     /// Per actor: capsule radius and height.
     actor_capsules: Vec<(f64, f64)>,
@@ -280,6 +288,7 @@ impl Simulation {
                     name: v.name.clone(),
                     pose: v.common.init_pose,
                     twist: v.common.init_vel,
+                    velocity: v.common.init_vel,
                     held: false,
                     follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,
                     external: External::default(),
@@ -291,8 +300,15 @@ impl Simulation {
             .collect();
         if !world.vehicles.is_empty() {
             notices.push(
-                "vehicles track their velocity commands ideally: wheel dynamics, controllers \
-                 and friction models are not simulated yet"
+                "vehicles do not collide with walls, blocks or each other yet: contacts are \
+                 not simulated"
+                    .into(),
+            );
+        }
+        if (world.vehicles.iter()).any(|v| v.dynamics.class == DynamicsClass::AckermannDrivetrain) {
+            notices.push(
+                "ackermann_drivetrain: the differentials are not simulated yet; its front \
+                 wheels are driven as a plain ackermann's"
                     .into(),
             );
         }
@@ -328,6 +344,8 @@ impl Simulation {
             warnings: Vec::new(),
             replay: None,
             vehicle_footprints: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
+            physics: Physics::new(&world.vehicles, world.params.gravity),
+            refused_commands: HashSet::new(),
             block_footprints: world.blocks.iter().map(Footprint::of_block).collect(),
             actor_capsules: world
                 .actors
@@ -596,6 +614,13 @@ impl Simulation {
         match self.find(vehicle) {
             Some(ObjectRef::Vehicle(i)) => {
                 self.vehicles[i].twist = twist;
+                let drive = self.physics.drive_mut(i);
+                if !drive.controller.set_twist(twist) && self.refused_commands.insert(i) {
+                    self.warnings.push(format!(
+                        "vehicle `{vehicle}`: its controller takes wheel torques, not velocity \
+                         commands (MVSim's `raw`, `front_steer_pid`); the command is ignored"
+                    ));
+                }
                 Ok(())
             }
             Some(_) => Err(SimError::NotAVehicle(vehicle.into())),
@@ -628,15 +653,7 @@ impl Simulation {
             floors: &self.floors,
         };
         let ground: &dyn Ground = &with_floors;
-        for v in self.vehicles.iter_mut().filter(|v| !v.held) {
-            v.pose = match &v.keyframes {
-                Some(k) => keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose),
-                None => integrate_twist(v.pose, v.twist, dt),
-            };
-            if v.follows_ground && v.keyframes.is_none() {
-                v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
-            }
-        }
+        step_vehicles(&mut self.vehicles, &mut self.physics, dt, t, ground);
         for b in self.blocks.iter_mut().filter(|b| !b.held) {
             if let Some(k) = &b.keyframes {
                 b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
@@ -803,22 +820,38 @@ fn object_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The pose after moving for `dt` at a constant body-frame twist (exact on the plane: a
-/// straight line or a circular arc).
-pub fn integrate_twist(pose: Pose3, [vx, vy, omega]: [f64; 3], dt: f64) -> Pose3 {
-    let angle = omega * dt;
-    // Body-frame displacement of the exact arc; the series avoids 0/0 for tiny turns.
-    let (a, b) = if angle.abs() < 1e-6 {
-        (dt * (1.0 - angle * angle / 6.0), dt * angle / 2.0)
-    } else {
-        (angle.sin() / omega, (1.0 - angle.cos()) / omega)
-    };
-    let (dx, dy) = (a * vx - b * vy, b * vx + a * vy);
-    let (s, c) = pose.yaw.sin_cos();
-    Pose3 {
-        x: pose.x + c * dx - s * dy,
-        y: pose.y + s * dx + c * dy,
-        yaw: path::wrap(pose.yaw + angle),
-        ..pose
+/// Vehicles: keyframed and held ones are placed, the others driven by the physics; then
+/// those that follow the ground take z, pitch and roll from it.
+fn step_vehicles(
+    vehicles: &mut [VehicleState],
+    physics: &mut Physics,
+    dt: f64,
+    t: f64,
+    ground: &dyn Ground,
+) {
+    let mut driven = Vec::with_capacity(vehicles.len());
+    for (i, v) in vehicles.iter_mut().enumerate() {
+        if let (Some(k), false) = (&v.keyframes, v.held) {
+            v.pose = keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose);
+        }
+        let placed = v.held || v.keyframes.is_some();
+        if placed {
+            physics.set_pose(i, &v.pose);
+            physics.stop(i);
+        }
+        driven.push(!placed);
+    }
+    physics.step(dt, &driven, &NoZones);
+    for (i, v) in vehicles.iter_mut().enumerate() {
+        if !driven[i] {
+            v.velocity = [0.0; 3];
+            continue;
+        }
+        let [x, y, yaw] = physics.pose(i);
+        (v.pose.x, v.pose.y, v.pose.yaw) = (x, y, yaw);
+        v.velocity = physics.velocity(i);
+        if v.follows_ground {
+            v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+        }
     }
 }

@@ -277,13 +277,20 @@ fn a_held_actor_stays_where_it_was_set_and_resumes_its_path_when_released() {
     assert!(p != here && sim.actors()[0].speed > 0.0);
 }
 
+/// A vehicle whose controller imposes the commanded twist (MVSim's `twist_ideal`).
+fn ideal_vehicle(name: &str) -> passerby_world::Vehicle {
+    let mut v = passerby_world::Vehicle {
+        name: name.into(),
+        ..Default::default()
+    };
+    v.dynamics.controller.class = "twist_ideal".into();
+    v
+}
+
 #[test]
-fn vehicles_track_their_velocity_command_exactly_on_arcs() {
+fn twist_ideal_vehicles_track_their_velocity_command_on_arcs() {
     let world = World {
-        vehicles: vec![passerby_world::Vehicle {
-            name: "r1".into(),
-            ..Default::default()
-        }],
+        vehicles: vec![ideal_vehicle("r1")],
         ..World::default()
     };
     let mut sim = Simulation::with_options(
@@ -294,18 +301,20 @@ fn vehicles_track_their_velocity_command_exactly_on_arcs() {
         },
     )
     .unwrap();
-    assert!(sim.notices()[0].contains("ideally"));
-    // 1 m/s forward turning at 1 rad/s: a circle of radius 1 m, back home after 2π s.
+    // 1 m/s forward turning at 1 rad/s: a circle of radius 1 m, back home after 2π s; one
+    // step (1 cm) behind, as in MVSim, where the command sets the body's velocity after the
+    // first step.
     sim.set_twist("r1", [1.0, 0.0, 1.0]).unwrap();
     sim.run_until(std::f64::consts::PI);
     let half = sim.pose("r1").unwrap();
     assert!(
-        half.x.abs() < 0.01 && (half.y - 2.0).abs() < 1e-3,
+        half.x.abs() < 0.03 && (half.y - 2.0).abs() < 0.01,
         "{half:?}"
     );
+    assert_eq!(sim.vehicles()[0].velocity, [1.0, 0.0, 1.0]);
     sim.run_until(std::f64::consts::TAU);
     let home = sim.pose("r1").unwrap();
-    assert!(home.x.abs() < 0.02 && home.y.abs() < 0.02, "{home:?}");
+    assert!(home.x.abs() < 0.03 && home.y.abs() < 0.03, "{home:?}");
 }
 
 fn behaving(behavior: passerby_world::Behavior, seed: u64) -> Simulation {
@@ -520,10 +529,7 @@ fn vehicles_take_pitch_and_roll_from_the_ground_under_their_wheels() {
         diameter: 0.4,
         ..Wheel::default()
     };
-    let mut vehicle = Vehicle {
-        name: "r1".into(),
-        ..Vehicle::default()
-    };
+    let mut vehicle: Vehicle = ideal_vehicle("r1");
     vehicle.dynamics.wheels = vec![
         wheel(0.5, 0.3),
         wheel(0.5, -0.3),
@@ -539,8 +545,9 @@ fn vehicles_take_pitch_and_roll_from_the_ground_under_their_wheels() {
     sim.set_ground(Box::new(SlopeWithCliff));
     sim.run_until(2.0);
     let p = sim.pose("r1").unwrap();
-    assert!((p.x - 2.0).abs() < 1e-9, "{p:?}");
-    assert!((p.z - 0.2).abs() < 1e-9, "{p:?}");
+    // Within a step of 2 m (the chassis' damping slows each step a little).
+    assert!((p.x - 2.0).abs() < 1e-3, "{p:?}");
+    assert!((p.z - 0.1 * p.x).abs() < 1e-9, "{p:?}");
     // Nose up on a 10 % climb: negative pitch in MRPT's convention, no roll.
     assert!(
         (p.pitch + 0.1f64.atan()).abs() < 1e-9 && p.roll.abs() < 1e-9,
@@ -623,10 +630,7 @@ fn two_settings_in_one_step_warn_and_the_later_wins() {
 #[test]
 fn replayed_commands_drive_vehicles_from_their_times() {
     let world = World {
-        vehicles: vec![passerby_world::Vehicle {
-            name: "r1".into(),
-            ..Default::default()
-        }],
+        vehicles: vec![ideal_vehicle("r1")],
         ..World::default()
     };
     let mut sim = Simulation::new(&world).unwrap();
@@ -639,7 +643,7 @@ fn replayed_commands_drive_vehicles_from_their_times() {
         .unwrap();
     sim.run_until(4.0);
     let p = sim.pose("r1").unwrap();
-    assert!((p.x - 2.0).abs() < 1e-9, "{p:?}");
+    assert!((p.x - 2.0).abs() < 1e-3, "{p:?}");
     assert_eq!(
         sim.set_replay(
             Vec::new(),

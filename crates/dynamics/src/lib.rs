@@ -7,6 +7,11 @@
 //! world; bodies are integrated as Box2D does (semi-implicit Euler about the centre of mass,
 //! damping as `v / (1 + dt·c)`).
 //!
+//! Walls (`<walls>` polylines, vertical planes) are fixed bodies; blocks are fixed, kinematic
+//! (keyframed or held) or dynamic (pushed, held back by MVSim's two friction anchors to the
+//! ground); vehicles collide with all of them and with each other, Box2D's way (no friction
+//! on the chassis, a little restitution).
+//!
 //! Owns: bodies, wheels, controllers, friction. Must not touch: actors, sensors, the scene,
 //! elevation (the simulation sets z, pitch and roll from the ground after each step).
 //!
@@ -19,7 +24,7 @@ pub mod pid;
 pub mod vehicle;
 
 use controllers::Twist;
-use passerby_world::{Pose3, Vehicle};
+use passerby_world::{Block, Pose3, World};
 use rapier2d_f64::prelude::*;
 pub use vehicle::{Drive, FrictionZones, NoZones, WheelState, chassis_outline};
 
@@ -31,11 +36,56 @@ struct Body {
     velocity: Twist,
 }
 
-/// The planar physics of every vehicle in a world.
+/// A 2D outline of a block (or anything placed): a polygon (its convex hull is what collides,
+/// as in Box2D) or a circle about the object's origin.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Vertices in order.
+    Polygon(Vec<[f64; 2]>),
+    /// Radius.
+    Circle(f64),
+}
+
+impl Shape {
+    /// The farthest point from the origin (MVSim's `maxRadius`).
+    pub fn reach(&self) -> f64 {
+        match self {
+            Shape::Circle(r) => *r,
+            Shape::Polygon(pts) => pts.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max),
+        }
+    }
+
+    fn collider(&self) -> ColliderBuilder {
+        match self {
+            Shape::Circle(r) => ColliderBuilder::ball(r.max(1e-3)),
+            Shape::Polygon(pts) => {
+                let points: Vec<Vector> = pts.iter().copied().map(vector).collect();
+                ColliderBuilder::convex_hull(&points)
+                    .unwrap_or_else(|| ColliderBuilder::ball(self.reach().max(1e-3)))
+            }
+        }
+    }
+}
+
+/// A block in the physics world.
+struct BlockBody {
+    handle: RigidBodyHandle,
+    /// Pushed by contacts (not static, not keyframed).
+    dynamic: bool,
+    mass: f64,
+    /// Each of the two ground anchors holds at most this force, N.
+    anchor_force: f64,
+    /// The anchors' distance from the origin, along x.
+    reach: f64,
+}
+
+/// The planar physics of a world's vehicles, blocks and walls.
 pub struct Physics {
     world: PhysicsWorld,
     bodies: Vec<Body>,
+    blocks: Vec<Option<BlockBody>>,
     gravity: f64,
+    collision_threshold: f64,
 }
 
 impl std::fmt::Debug for Physics {
@@ -59,62 +109,119 @@ fn rotate([x, y]: [f64; 2], angle: f64) -> [f64; 2] {
 }
 
 impl Physics {
-    /// The vehicles of a world, in its order, at their initial poses; `gravity` in m/s².
-    pub fn new<'a>(vehicles: impl IntoIterator<Item = &'a Vehicle>, gravity: f64) -> Physics {
-        let mut world = PhysicsWorld::new();
-        world.gravity = Vector::ZERO;
-        let mut bodies = Vec::new();
-        for v in vehicles {
-            let p = &v.common.init_pose;
-            let [vx, vy, w] = v.common.init_vel;
-            let velocity = [vx, vy, w];
-            let body = RigidBodyBuilder::dynamic()
-                .pose(Pose::new(Vector::new(p.x, p.y), p.yaw))
-                .linear_damping(v.dynamics.chassis.linear_damping)
-                .angular_damping(v.dynamics.chassis.angular_damping)
-                .can_sleep(false)
-                .build();
-            let handle = world.bodies.insert(body);
-            let outline: Vec<Vector> = chassis_outline(v).into_iter().map(vector).collect();
-            let chassis = ColliderBuilder::convex_hull(&outline)
-                .unwrap_or_else(|| ColliderBuilder::cuboid(0.3, 0.3));
-            let area = chassis.shape.mass_properties(1.0).mass().max(1e-9);
+    /// The vehicles, blocks and walls of a world at their initial poses; `block_shapes` are
+    /// the blocks' outlines in world order (`None`: intangible).
+    pub fn new(world: &World, block_shapes: &[Option<Shape>]) -> Physics {
+        let mut physics = Physics {
+            world: PhysicsWorld::new(),
+            bodies: Vec::new(),
+            blocks: Vec::new(),
+            gravity: world.params.gravity,
+            collision_threshold: world.params.collision_threshold,
+        };
+        physics.world.gravity = Vector::ZERO;
+        for v in &world.vehicles {
+            physics.add_vehicle(v);
+        }
+        for (b, shape) in world.blocks.iter().zip(block_shapes) {
+            let body = shape.as_ref().map(|s| physics.add_block(b, s));
+            physics.blocks.push(body);
+        }
+        let walls = passerby_world::wall_outlines(world);
+        if !walls.is_empty() {
+            let fixed = physics.world.bodies.insert(RigidBodyBuilder::fixed());
+            for w in walls {
+                let corners: Vec<Vector> = w.corners.into_iter().map(vector).collect();
+                if let Some(c) = ColliderBuilder::convex_hull(&corners) {
+                    physics.world.colliders.insert_with_parent(
+                        c.friction(0.5).contact_skin(SKIN),
+                        fixed,
+                        &mut physics.world.bodies,
+                    );
+                }
+            }
+        }
+        physics
+    }
+
+    fn add_vehicle(&mut self, v: &passerby_world::Vehicle) {
+        let world = &mut self.world;
+        let p = &v.common.init_pose;
+        let body = RigidBodyBuilder::dynamic()
+            .pose(Pose::new(Vector::new(p.x, p.y), p.yaw))
+            .linear_damping(v.dynamics.chassis.linear_damping)
+            .angular_damping(v.dynamics.chassis.angular_damping)
+            .can_sleep(false)
+            .build();
+        let handle = world.bodies.insert(body);
+        let chassis = Shape::Polygon(chassis_outline(v)).collider();
+        let area = chassis.shape.mass_properties(1.0).mass().max(1e-9);
+        world.colliders.insert_with_parent(
+            chassis
+                .density(v.dynamics.chassis.mass / area)
+                .friction(0.0)
+                .restitution(0.01)
+                .contact_skin(SKIN),
+            handle,
+            &mut world.bodies,
+        );
+        for wheel in &v.dynamics.wheels {
+            let (hx, hy) = (0.5 * wheel.diameter, 0.5 * wheel.width);
             world.colliders.insert_with_parent(
-                chassis
-                    .density(v.dynamics.chassis.mass / area)
-                    .friction(0.0)
-                    .restitution(0.01)
-                    .contact_skin(SKIN),
+                ColliderBuilder::cuboid(hx, hy)
+                    .position(Pose::new(
+                        Vector::new(wheel.pose.x, wheel.pose.y),
+                        wheel.pose.yaw,
+                    ))
+                    .density(wheel.mass / (4.0 * hx * hy).max(1e-9))
+                    .friction(0.5)
+                    .restitution(0.05),
                 handle,
                 &mut world.bodies,
             );
-            for wheel in &v.dynamics.wheels {
-                let (hx, hy) = (0.5 * wheel.diameter, 0.5 * wheel.width);
-                world.colliders.insert_with_parent(
-                    ColliderBuilder::cuboid(hx, hy)
-                        .position(Pose::new(
-                            Vector::new(wheel.pose.x, wheel.pose.y),
-                            wheel.pose.yaw,
-                        ))
-                        .density(wheel.mass / (4.0 * hx * hy).max(1e-9))
-                        .friction(0.5)
-                        .restitution(0.05),
-                    handle,
-                    &mut world.bodies,
-                );
-            }
-            let mut body = Body {
-                handle,
-                drive: Drive::new(v),
-                velocity: [0.0; 3],
-            };
-            set_reference_velocity(&mut world.bodies, &mut body, velocity, p.yaw);
-            bodies.push(body);
         }
-        Physics {
-            world,
-            bodies,
-            gravity,
+        let mut body = Body {
+            handle,
+            drive: Drive::new(v),
+            velocity: [0.0; 3],
+        };
+        set_reference_velocity(&mut world.bodies, &mut body, v.common.init_vel, p.yaw);
+        self.bodies.push(body);
+    }
+
+    fn add_block(&mut self, b: &Block, shape: &Shape) -> BlockBody {
+        let p = &b.common.init_pose;
+        let dynamic = !b.is_static && b.common.keyframes.is_none();
+        let builder = if b.is_static && b.common.keyframes.is_none() {
+            RigidBodyBuilder::fixed()
+        } else if dynamic {
+            RigidBodyBuilder::dynamic().can_sleep(false)
+        } else {
+            RigidBodyBuilder::kinematic_position_based()
+        };
+        let handle = self.world.bodies.insert(
+            builder
+                .pose(Pose::new(Vector::new(p.x, p.y), p.yaw))
+                .linear_damping(b.linear_damping)
+                .angular_damping(b.angular_damping),
+        );
+        let collider = shape.collider();
+        let area = collider.shape.mass_properties(1.0).mass().max(1e-9);
+        self.world.colliders.insert_with_parent(
+            collider
+                .density(b.mass / area)
+                .friction(b.lateral_friction)
+                .restitution(b.restitution)
+                .contact_skin(SKIN),
+            handle,
+            &mut self.world.bodies,
+        );
+        BlockBody {
+            handle,
+            dynamic,
+            mass: b.mass,
+            anchor_force: b.ground_friction * b.mass * self.gravity / 2.0,
+            reach: shape.reach(),
         }
     }
 
@@ -166,6 +273,48 @@ impl Physics {
         set_reference_velocity(&mut self.world.bodies, b, [0.0; 3], yaw);
     }
 
+    /// A block's planar pose (x, y, yaw); `None` if it is intangible.
+    pub fn block_pose(&self, block: usize) -> Option<[f64; 3]> {
+        let b = self.blocks.get(block)?.as_ref()?;
+        let body = &self.world.bodies[b.handle];
+        let t = body.translation();
+        Some([t.x, t.y, body.rotation().angle()])
+    }
+
+    /// Whether a block is pushed around by contacts.
+    pub fn block_is_dynamic(&self, block: usize) -> bool {
+        matches!(self.blocks.get(block), Some(Some(b)) if b.dynamic)
+    }
+
+    /// Places a block (keyframes, an external pose); a dynamic one stops there.
+    pub fn set_block_pose(&mut self, block: usize, pose: &Pose3) {
+        let Some(Some(b)) = self.blocks.get(block) else {
+            return;
+        };
+        let body = &mut self.world.bodies[b.handle];
+        let to = Pose::new(Vector::new(pose.x, pose.y), pose.yaw);
+        if body.is_kinematic() {
+            body.set_next_kinematic_position(to);
+        } else {
+            body.set_position(to, true);
+            body.set_linvel(Vector::ZERO, true);
+            body.set_angvel(0.0, true);
+        }
+    }
+
+    /// Whether a vehicle touches something, or comes within the world's
+    /// `collision_threshold` of it (MVSim's `isInCollision`), after the last step.
+    pub fn in_collision(&self, vehicle: usize) -> bool {
+        let body = &self.world.bodies[self.bodies[vehicle].handle];
+        body.colliders().iter().any(|&c| {
+            (self.world.narrow_phase.contact_pairs_with(c)).any(|pair| {
+                pair.manifolds()
+                    .iter()
+                    .any(|m| (m.points.iter()).any(|p| p.dist < self.collision_threshold))
+            })
+        })
+    }
+
     /// Advances every vehicle whose `moves` is true by `dt` seconds: controllers, friction,
     /// then the rigid bodies. The others stay where they are set.
     pub fn step(&mut self, dt: f64, moves: &[bool], zones: &dyn FrictionZones) {
@@ -202,6 +351,7 @@ impl Physics {
                 body.add_force_at_point(f, pose.transform_point(vector(at)), true);
             }
         }
+        self.hold_blocks_to_the_ground(dt);
         self.world.integration_parameters.dt = dt;
         self.world.step();
         for (i, b) in self.bodies.iter_mut().enumerate() {
@@ -219,6 +369,31 @@ impl Physics {
                 set_reference_velocity(&mut self.world.bodies, b, setpoint, yaw);
             }
             b.drive.turn_wheels(dt);
+        }
+    }
+}
+
+impl Physics {
+    /// MVSim's two friction joints between a dynamic block and the ground, at (±reach, 0): each
+    /// cancels its point's velocity with at most μ m g / 2. Here as forces that would stop half
+    /// the block's mass at the point within the step.
+    fn hold_blocks_to_the_ground(&mut self, dt: f64) {
+        for b in self.blocks.iter().flatten().filter(|b| b.dynamic) {
+            let body = &mut self.world.bodies[b.handle];
+            body.reset_forces(true);
+            let pose = *body.position();
+            let (v, w, com) = (body.linvel(), body.angvel(), body.center_of_mass());
+            for x in [b.reach, -b.reach] {
+                let at = pose.transform_point(Vector::new(x, 0.0));
+                let r = at - com;
+                let velocity = Vector::new(v.x - w * r.y, v.y + w * r.x);
+                let mut force = velocity * (-0.5 * b.mass / dt);
+                let size = force.length();
+                if size > b.anchor_force {
+                    force *= b.anchor_force / size;
+                }
+                body.add_force_at_point(force, at, true);
+            }
         }
     }
 }

@@ -70,7 +70,7 @@ fn run(class: Class, controller: &str, twist: [f64; 3]) -> ([f64; 3], f64) {
         &passerby_mvsim::LoadOptions::default(),
     );
     let world = loaded.value.expect("the test vehicle loads");
-    let mut physics = Physics::new(&world.vehicles, 9.81);
+    let mut physics = Physics::new(&world, &[]);
     assert!(physics.drive_mut(0).controller.set_twist(twist));
     let mut max_lateral: f64 = 0.0;
     for _ in 0..1000 {

@@ -357,8 +357,10 @@ impl Engine {
                     .collect();
             }
         }
+        // MVSim's collision flag: the vehicle touches a wall, block or vehicle; here also an
+        // actor touching it.
         let touched: Vec<bool> = (self.sim.vehicles().iter())
-            .map(|v| self.sim.is_touched(&v.name))
+            .map(|v| v.in_collision || self.sim.is_touched(&v.name))
             .collect();
         let encodings = Arc::new(passerby_record::StepEncodings::new(
             self.last.clone(),

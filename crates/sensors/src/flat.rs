@@ -8,7 +8,7 @@ use crate::{SceneView, Target};
 use glam::{Vec2, Vec3A};
 use passerby_sim::Simulation;
 use passerby_sim::contacts::{Footprint, Shape};
-use passerby_world::{OccupancyCells, Pose3, WallSource, World, WorldElement};
+use passerby_world::{OccupancyCells, Pose3, World, WorldElement};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -45,46 +45,15 @@ pub struct FlatStatics {
     actors: Vec<f64>,
 }
 
-fn thick_segment(a: Vec2, b: Vec2, thickness: f32) -> Vec<Vec2> {
-    let along = (b - a).normalize_or_zero();
-    let side = Vec2::new(-along.y, along.x) * (thickness / 2.0).max(1e-3);
-    vec![a - side, b - side, b + side, a + side]
-}
-
 impl FlatStatics {
     /// The walls, footprints and actor radii of `world`.
     pub fn new(world: &World) -> FlatStatics {
-        let mut walls = Vec::new();
-        for (i, w) in world.walls.iter().enumerate() {
-            if let WallSource::Polyline(points) = &w.source {
-                let s = w.scale as f32;
-                for seg in points.windows(2) {
-                    let a = Vec2::new(seg[0][0] as f32, seg[0][1] as f32) * s;
-                    let b = Vec2::new(seg[1][0] as f32, seg[1][1] as f32) * s;
-                    walls.push((
-                        thick_segment(a, b, w.thickness as f32),
-                        format!("walls{}", i + 1),
-                    ));
-                }
-            }
-        }
-        for (i, e) in world.elements.iter().enumerate() {
-            if let WorldElement::VerticalPlane(p) = &e.element {
-                let a = Vec2::new(p.start[0] as f32, p.start[1] as f32);
-                let b = Vec2::new(p.end[0] as f32, p.end[1] as f32);
-                let along = (b - a).normalize_or_zero();
-                // Doors are gaps in the footprint; windows are not (the wall below stands).
-                for part in p.solid_parts().iter().filter(|q| q.heights[0] <= 0.0) {
-                    let [s0, s1] = part.along.map(|s| s as f32);
-                    let mut outline =
-                        thick_segment(a + along * s0, a + along * s1, p.thickness as f32);
-                    if let Some(pose) = &p.init_pose {
-                        outline = outline.iter().map(|q| place(pose, *q)).collect();
-                    }
-                    walls.push((outline, format!("element{}", i + 1)));
-                }
-            }
-        }
+        let walls = (passerby_world::wall_outlines(world).into_iter())
+            .map(|w| {
+                let corners = w.corners.map(|[x, y]| Vec2::new(x as f32, y as f32));
+                (corners.to_vec(), w.name)
+            })
+            .collect();
         let grids = world
             .elements
             .iter()

@@ -71,8 +71,9 @@ fn clouds(obs: &[Observation]) -> Vec<&PointCloud> {
 }
 
 /// A closed box room x in [-5, 5], y in [-4, 4], z in [0, 4] (a hollow block seen from inside).
+// Intangible: the robots drive inside the box, which as a solid body would push them out.
 const ROOM: &str = r#"<block name="room"><init_pose>-5 -4 0</init_pose><static>true</static>
-    <geometry type="box" lx="10" ly="8" lz="4"/></block>"#;
+    <intangible>true</intangible><geometry type="box" lx="10" ly="8" lz="4"/></block>"#;
 
 fn room_distance(o: Vec3, d: Vec3) -> f32 {
     let (lo, hi) = (Vec3::new(-5.0, -4.0, 0.0), Vec3::new(5.0, 4.0, 4.0));

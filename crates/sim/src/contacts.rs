@@ -24,14 +24,7 @@ pub struct Footprint {
     reach: f64,
 }
 
-/// A 2D shape.
-#[derive(Clone, Debug)]
-pub enum Shape {
-    /// Vertices in order.
-    Polygon(Vec<[f64; 2]>),
-    /// Radius.
-    Circle(f64),
-}
+pub use passerby_dynamics::Shape;
 
 const DEFAULT_SQUARE: [[f64; 2]; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
@@ -49,13 +42,10 @@ impl Footprint {
         }
     }
 
-    /// A vehicle's chassis (MVSim's default 0.6 m square when it has no shape).
+    /// A vehicle's chassis (its `<shape>`, or its class's default outline in MVSim).
     pub fn of_vehicle(v: &Vehicle) -> Footprint {
         let c = &v.dynamics.chassis;
-        let pts = c
-            .shape
-            .clone()
-            .unwrap_or_else(|| vec![[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]);
+        let pts = passerby_dynamics::chassis_outline(v);
         Footprint::new(Shape::Polygon(pts), c.zmin, c.zmax)
     }
 

@@ -158,6 +158,9 @@ pub struct VehicleState {
     pub twist: [f64; 3],
     /// Actual body-frame velocity of its reference point after the last step.
     pub velocity: [f64; 3],
+    /// Whether it touches (or is within `collision_threshold` of) a wall, block or vehicle
+    /// after the last step.
+    pub in_collision: bool,
     /// Whether an external source holds its pose.
     pub held: bool,
     /// Whether it takes z, pitch and roll from the ground under its wheels.
@@ -289,6 +292,7 @@ impl Simulation {
                     pose: v.common.init_pose,
                     twist: v.common.init_vel,
                     velocity: v.common.init_vel,
+                    in_collision: false,
                     held: false,
                     follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,
                     external: External::default(),
@@ -300,8 +304,8 @@ impl Simulation {
             .collect();
         if !world.vehicles.is_empty() {
             notices.push(
-                "vehicles do not collide with walls, blocks or each other yet: contacts are \
-                 not simulated"
+                "vehicles collide with walls, blocks and each other, but not yet with actors, \
+                 occupancy-grid cells, walls from model files or steep terrain"
                     .into(),
             );
         }
@@ -329,6 +333,11 @@ impl Simulation {
                 }
             })
             .collect();
+        let block_footprints: Vec<Option<Footprint>> =
+            world.blocks.iter().map(Footprint::of_block).collect();
+        let block_shapes: Vec<Option<passerby_dynamics::Shape>> = (block_footprints.iter())
+            .map(|f| f.as_ref().map(|f| f.shape.clone()))
+            .collect();
         let mut sim = Simulation {
             timestep,
             steps: 0,
@@ -344,9 +353,9 @@ impl Simulation {
             warnings: Vec::new(),
             replay: None,
             vehicle_footprints: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
-            physics: Physics::new(&world.vehicles, world.params.gravity),
+            block_footprints,
+            physics: Physics::new(world, &block_shapes),
             refused_commands: HashSet::new(),
-            block_footprints: world.blocks.iter().map(Footprint::of_block).collect(),
             actor_capsules: world
                 .actors
                 .iter()
@@ -653,12 +662,13 @@ impl Simulation {
             floors: &self.floors,
         };
         let ground: &dyn Ground = &with_floors;
-        step_vehicles(&mut self.vehicles, &mut self.physics, dt, t, ground);
-        for b in self.blocks.iter_mut().filter(|b| !b.held) {
-            if let Some(k) = &b.keyframes {
-                b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
-            }
-        }
+        step_bodies(
+            &mut self.vehicles,
+            &mut self.blocks,
+            &mut self.physics,
+            (dt, t),
+            ground,
+        );
         // (actor, other, where) for everything touching after this step.
         let mut touching: Vec<(usize, String, [f64; 3])> = Vec::new();
         for (index, a) in self.actors.iter_mut().enumerate() {
@@ -820,15 +830,24 @@ fn object_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Vehicles: keyframed and held ones are placed, the others driven by the physics; then
-/// those that follow the ground take z, pitch and roll from it.
-fn step_vehicles(
+/// Vehicles and blocks: keyframed and held ones are placed, the others moved by the physics
+/// (vehicles driven, dynamic blocks pushed); then vehicles that follow the ground take z,
+/// pitch and roll from it. `(dt, t)`: the step and the time it ends at.
+fn step_bodies(
     vehicles: &mut [VehicleState],
+    blocks: &mut [BlockState],
     physics: &mut Physics,
-    dt: f64,
-    t: f64,
+    (dt, t): (f64, f64),
     ground: &dyn Ground,
 ) {
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if let (Some(k), false) = (&b.keyframes, b.held) {
+            b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
+        }
+        if b.held || b.keyframes.is_some() {
+            physics.set_block_pose(i, &b.pose);
+        }
+    }
     let mut driven = Vec::with_capacity(vehicles.len());
     for (i, v) in vehicles.iter_mut().enumerate() {
         if let (Some(k), false) = (&v.keyframes, v.held) {
@@ -842,7 +861,15 @@ fn step_vehicles(
         driven.push(!placed);
     }
     physics.step(dt, &driven, &NoZones);
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if let (true, false, Some([x, y, yaw])) =
+            (physics.block_is_dynamic(i), b.held, physics.block_pose(i))
+        {
+            (b.pose.x, b.pose.y, b.pose.yaw) = (x, y, yaw);
+        }
+    }
     for (i, v) in vehicles.iter_mut().enumerate() {
+        v.in_collision = physics.in_collision(i);
         if !driven[i] {
             v.velocity = [0.0; 3];
             continue;

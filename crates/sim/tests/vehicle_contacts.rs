@@ -1,0 +1,120 @@
+//! Vehicles against the world, through the simulation: a wall stops a robot and raises its
+//! collision flag, a robot pushes a dynamic block but not a static one, two robots meeting head
+//! on do not pass through each other. The robot is MVSim's small differential robot with a
+//! `twist_pid` controller, so the wheels, not the command, push the chassis.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use passerby_sim::{SimOptions, Simulation};
+use std::path::Path;
+
+fn robot(name: &str, x: f64, yaw_deg: f64) -> String {
+    format!(
+        r#"<vehicle name="{name}">
+             <dynamics class="differential">
+               <chassis mass="15" zmin="0.05" zmax="0.6"/>
+               <l_wheel pos="0 0.5" mass="4" width="0.1" diameter="0.4"/>
+               <r_wheel pos="0 -0.5" mass="4" width="0.1" diameter="0.4"/>
+               <controller class="twist_pid"><KP>20</KP><KI>10</KI><max_torque>100</max_torque></controller>
+             </dynamics>
+             <init_pose>{x} 0 {yaw_deg}</init_pose>
+           </vehicle>"#
+    )
+}
+
+fn simulation(body: &str) -> Simulation {
+    let xml = format!(r#"<mvsim_world version="1.0">{body}</mvsim_world>"#);
+    let loaded = passerby_mvsim::load_world_str(
+        Path::new("contacts.world.xml"),
+        xml,
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.value.expect("the test world loads");
+    let options = SimOptions {
+        timestep: Some(0.005),
+        seed: 0,
+    };
+    Simulation::with_options(&world, &options).unwrap()
+}
+
+const WALL_AT_3: &str = r#"<element class="vertical_plane">
+    <x0>3</x0> <y0>-5</y0> <x1>3</x1> <y1>5</y1> <height>1</height> <thickness>0.1</thickness>
+  </element>"#;
+
+#[test]
+fn a_robot_driven_into_a_wall_stops_at_it_and_reports_the_collision() {
+    let mut sim = simulation(&format!("{WALL_AT_3}{}", robot("r1", 0.0, 0.0)));
+    sim.set_twist("r1", [1.0, 0.0, 0.0]).unwrap();
+    sim.run_until(1.0);
+    assert!(!sim.vehicles()[0].in_collision, "nothing near yet");
+    let mut first_touch = None;
+    while sim.time() < 8.0 {
+        sim.step();
+        if sim.vehicles()[0].in_collision && first_touch.is_none() {
+            first_touch = Some(sim.time());
+        }
+    }
+    let p = sim.pose("r1").unwrap();
+    // The chassis' nose (x = 0.6) stops at the wall's face (x = 2.95), give or take the skin.
+    assert!((p.x + 0.6 - 2.95).abs() < 0.02, "{p:?}");
+    assert!(p.y.abs() < 0.05 && p.yaw.abs() < 0.05, "{p:?}");
+    let touched = first_touch.expect("the collision flag was raised");
+    assert!((2.0..4.0).contains(&touched), "first touch at {touched} s");
+    assert!(sim.vehicles()[0].in_collision, "still pressing on the wall");
+}
+
+fn block(name: &str, is_static: bool) -> String {
+    format!(
+        r#"<block name="{name}">
+             <static>{is_static}</static>
+             <mass>5</mass> <ground_friction>0.3</ground_friction>
+             <shape><pt>-0.3 -0.3</pt><pt>0.3 -0.3</pt><pt>0.3 0.3</pt><pt>-0.3 0.3</pt></shape>
+             <init_pose>2 0 0</init_pose>
+           </block>"#
+    )
+}
+
+#[test]
+fn a_robot_pushes_a_dynamic_block_and_not_a_static_one() {
+    for (is_static, moves) in [(false, true), (true, false)] {
+        let mut sim = simulation(&format!(
+            "{}{}",
+            block("crate", is_static),
+            robot("r1", 0.0, 0.0)
+        ));
+        sim.set_twist("r1", [0.5, 0.0, 0.0]).unwrap();
+        sim.run_until(8.0);
+        let b = sim.pose("crate").unwrap();
+        let r = sim.pose("r1").unwrap();
+        if moves {
+            assert!(b.x > 3.5, "pushed: block at {b:?}");
+            // The robot's nose stays at the block's back face.
+            assert!((b.x - 0.3 - (r.x + 0.6)).abs() < 0.05, "{r:?} {b:?}");
+        } else {
+            assert!(b.x == 2.0 && b.y == 0.0, "static: {b:?}");
+            assert!(
+                (r.x + 0.6 - 1.7).abs() < 0.02,
+                "stopped at the block: {r:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn two_robots_meeting_head_on_do_not_pass_through_each_other() {
+    let mut sim = simulation(&format!(
+        "{}{}",
+        robot("a", -2.0, 0.0),
+        robot("b", 2.0, 180.0)
+    ));
+    sim.set_twist("a", [1.0, 0.0, 0.0]).unwrap();
+    sim.set_twist("b", [1.0, 0.0, 0.0]).unwrap();
+    let mut met = false;
+    while sim.time() < 6.0 {
+        sim.step();
+        let (a, b) = (sim.pose("a").unwrap(), sim.pose("b").unwrap());
+        // Noses at x + 0.6 and x - 0.6: never overlapping by more than the skin.
+        assert!(a.x + 0.6 <= b.x - 0.6 + 0.02, "{a:?} {b:?}");
+        met |= sim.vehicles().iter().all(|v| v.in_collision);
+    }
+    assert!(met, "they met");
+}

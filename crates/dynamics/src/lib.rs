@@ -7,6 +7,7 @@
 //! world; bodies are integrated as Box2D does (semi-implicit Euler about the centre of mass,
 //! damping as `v / (1 + dt·c)`).
 //!
+//! Joints (revolute and distance) connect vehicles and blocks: a truck tows its trailer.
 //! Walls (`<walls>` polylines, vertical planes) are fixed bodies; blocks are fixed, kinematic
 //! (keyframed or held) or dynamic (pushed, held back by MVSim's two friction anchors to the
 //! ground); vehicles collide with all of them and with each other, Box2D's way (no friction
@@ -24,9 +25,9 @@ pub mod pid;
 pub mod vehicle;
 
 use controllers::Twist;
-use passerby_world::{Block, Pose3, World};
+use passerby_world::{Block, Joint, JointKind, Pose3, World};
 use rapier2d_f64::prelude::*;
-pub use vehicle::{Drive, FrictionZones, NoZones, WheelState, chassis_outline};
+pub use vehicle::{Drive, FrictionZones, Slope, WheelState, chassis_outline};
 
 /// One vehicle in the physics world.
 struct Body {
@@ -34,6 +35,8 @@ struct Body {
     drive: Drive,
     /// Velocity of the reference point in the world frame (MVSim's `dq_`).
     velocity: Twist,
+    /// The ground's slope under it, from the last step.
+    slope: Slope,
 }
 
 /// A 2D outline of a block (or anything placed): a polygon (its convex hull is what collides,
@@ -86,6 +89,7 @@ pub struct Physics {
     blocks: Vec<Option<BlockBody>>,
     gravity: f64,
     collision_threshold: f64,
+    zones: FrictionZones,
 }
 
 impl std::fmt::Debug for Physics {
@@ -118,6 +122,7 @@ impl Physics {
             blocks: Vec::new(),
             gravity: world.params.gravity,
             collision_threshold: world.params.collision_threshold,
+            zones: FrictionZones::of(world),
         };
         physics.world.gravity = Vector::ZERO;
         for v in &world.vehicles {
@@ -126,6 +131,9 @@ impl Physics {
         for (b, shape) in world.blocks.iter().zip(block_shapes) {
             let body = shape.as_ref().map(|s| physics.add_block(b, s));
             physics.blocks.push(body);
+        }
+        for j in &world.joints {
+            physics.add_joint(world, j);
         }
         let walls = passerby_world::wall_outlines(world);
         if !walls.is_empty() {
@@ -184,9 +192,62 @@ impl Physics {
             handle,
             drive: Drive::new(v),
             velocity: [0.0; 3],
+            slope: Slope::default(),
         };
         set_reference_velocity(&mut world.bodies, &mut body, v.common.init_vel, p.yaw);
         self.bodies.push(body);
+    }
+
+    /// A `<joint>` between two vehicles or blocks (MVSim's Box2D revolute or distance joint,
+    /// the connected bodies not colliding with each other). One naming nothing with a body is
+    /// left out (the loader has reported it).
+    fn add_joint(&mut self, world: &World, j: &Joint) {
+        let handle = |name: &str| {
+            if let Some(i) = world.vehicles.iter().position(|v| v.name == name) {
+                return Some(self.bodies[i].handle);
+            }
+            let i = world.blocks.iter().position(|b| b.name == name)?;
+            Some(self.blocks.get(i)?.as_ref()?.handle)
+        };
+        let (Some(a), Some(b)) = (handle(&j.body_a), handle(&j.body_b)) else {
+            return;
+        };
+        let (anchor_a, anchor_b) = (vector(j.anchor_a), vector(j.anchor_b));
+        let joint: GenericJoint = match j.kind {
+            JointKind::Revolute => {
+                let mut joint = RevoluteJointBuilder::new()
+                    .local_anchor1(anchor_a)
+                    .local_anchor2(anchor_b)
+                    .contacts_enabled(false);
+                if j.enable_limit {
+                    joint = joint.limits([j.lower_angle, j.upper_angle]);
+                }
+                let mut joint = joint.build().data;
+                // Box2D's reference angle: the limits count from the angle between the bodies
+                // as they start.
+                let bodies = &self.world.bodies;
+                let reference = bodies[b].rotation().angle() - bodies[a].rotation().angle();
+                joint.set_local_frame1(Pose::new(anchor_a, reference));
+                joint
+            }
+            JointKind::Distance if j.stiffness > 0.0 => {
+                SpringJointBuilder::new(j.max_length, j.stiffness, j.damping)
+                    .local_anchor1(anchor_a)
+                    .local_anchor2(anchor_b)
+                    .contacts_enabled(false)
+                    .build()
+                    .data
+            }
+            JointKind::Distance => {
+                RopeJointBuilder::new(j.max_length)
+                    .local_anchor1(anchor_a)
+                    .local_anchor2(anchor_b)
+                    .contacts_enabled(false)
+                    .build()
+                    .data
+            }
+        };
+        self.world.impulse_joints.insert(a, b, joint, true);
     }
 
     fn add_block(&mut self, b: &Block, shape: &Shape) -> BlockBody {
@@ -315,9 +376,16 @@ impl Physics {
         })
     }
 
+    /// Sets the slope a vehicle stands on (from the ground under its wheels), for its next
+    /// steps.
+    pub fn set_slope(&mut self, vehicle: usize, slope: Slope) {
+        self.bodies[vehicle].slope = slope;
+    }
+
     /// Advances every vehicle whose `moves` is true by `dt` seconds: controllers, friction,
     /// then the rigid bodies. The others stay where they are set.
-    pub fn step(&mut self, dt: f64, moves: &[bool], zones: &dyn FrictionZones) {
+    pub fn step(&mut self, dt: f64, moves: &[bool]) {
+        let zones = &self.zones;
         let gravity = self.gravity;
         for (i, b) in self.bodies.iter_mut().enumerate() {
             let body = &mut self.world.bodies[b.handle];
@@ -342,7 +410,9 @@ impl Physics {
                 let q = pose.transform_point(vector(p));
                 [q.x, q.y]
             };
-            let forces = b.drive.forces(dt, gravity, local, 0.0, to_world, zones);
+            let forces = b
+                .drive
+                .forces(dt, gravity, local, &b.slope, to_world, zones);
             if b.drive.is_ideal() {
                 continue;
             }

@@ -6,7 +6,7 @@
 
 use crate::controllers::{ControlInput, Controller, Geometry, Twist, front_wheel_angles};
 use crate::friction::{FrictionInput, FrictionModel, WheelContact};
-use passerby_world::{DynamicsClass, Vehicle};
+use passerby_world::{DynamicsClass, PropertyValue, Vehicle, World, WorldElement};
 
 /// A wheel as it turns.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,19 +31,72 @@ pub struct WheelState {
     pub angle: f64,
 }
 
-/// Friction overrides at a point of the floor (`property_region`s' `friction_mu`,
-/// `friction_C_rr`).
-pub trait FrictionZones {
-    /// The (μ, C_rr) overrides at a point of the world, if any.
-    fn at(&self, x: f64, y: f64) -> (Option<f64>, Option<f64>);
+/// Friction overrides on the floor: the world's `property_region`s named `friction_mu` and
+/// `friction_C_rr` with a `value_double`. As MVSim's `getPropertyAt`, the first region (in world
+/// order) whose box holds the point (at z = 0, bounds included) gives the value.
+#[derive(Clone, Debug, Default)]
+pub struct FrictionZones {
+    /// (is μ, not C_rr; value; x_min, x_max, y_min, y_max, z_min, z_max).
+    zones: Vec<(bool, f64, [f64; 6])>,
 }
 
-/// No zones.
-pub struct NoZones;
+impl FrictionZones {
+    /// The zones of a world.
+    pub fn of(world: &World) -> FrictionZones {
+        let zones = (world.elements.iter())
+            .filter_map(|e| match &e.element {
+                WorldElement::PropertyRegion(r) => match (&r.value, r.property_name.as_str()) {
+                    (PropertyValue::Double(v), "friction_mu") => Some((true, *v, r.bounds)),
+                    (PropertyValue::Double(v), "friction_C_rr") => Some((false, *v, r.bounds)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        FrictionZones { zones }
+    }
 
-impl FrictionZones for NoZones {
-    fn at(&self, _: f64, _: f64) -> (Option<f64>, Option<f64>) {
-        (None, None)
+    /// The (μ, C_rr) overrides at a point of the floor, if any.
+    pub fn at(&self, x: f64, y: f64) -> (Option<f64>, Option<f64>) {
+        let inside = |b: &[f64; 6]| {
+            (b[0]..=b[1]).contains(&x) && (b[2]..=b[3]).contains(&y) && (b[4]..=b[5]).contains(&0.0)
+        };
+        let first = |mu: bool| {
+            (self.zones.iter())
+                .find(|(is_mu, _, b)| *is_mu == mu && inside(b))
+                .map(|z| z.1)
+        };
+        (first(true), first(false))
+    }
+}
+
+/// Where gravity pulls a vehicle on a slope: the world's down direction in the vehicle frame
+/// (MVSim's `slopeDir_`; (0, 0, -1) on the level) and the pitch, for feed-forward.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Slope {
+    /// x and y of the down direction in the vehicle frame.
+    pub down: [f64; 2],
+    /// Pitch, radians (MRPT's: negative nose up).
+    pub pitch: f64,
+}
+
+impl Slope {
+    /// The slope of a vehicle standing at this pitch and roll.
+    pub fn of(pitch: f64, roll: f64) -> Slope {
+        // Rᵀ (0, 0, -1) for R = Rz(yaw) Ry(pitch) Rx(roll): minus R's third row.
+        Slope {
+            down: [pitch.sin(), -pitch.cos() * roll.sin()],
+            pitch,
+        }
+    }
+}
+
+impl Default for Slope {
+    fn default() -> Slope {
+        Slope {
+            down: [0.0, 0.0],
+            pitch: 0.0,
+        }
     }
 }
 
@@ -162,18 +215,18 @@ impl Drive {
         self.controller.is_ideal()
     }
 
-    /// Runs the controller and the friction model for a step: the force of each wheel on the
-    /// chassis, in the vehicle frame, with the wheel's position. `velocity` is the reference
-    /// point's in the vehicle frame; `to_world` maps a vehicle-frame point to the world's (for
-    /// friction zones); `gravity` in m/s².
+    /// Runs the controller and the friction model for a step: the force on the chassis at each
+    /// wheel (friction plus gravity's pull on the slope), in the vehicle frame, with the wheel's
+    /// position. `velocity` is the reference point's in the vehicle frame; `to_world` maps a
+    /// vehicle-frame point to the world's (for friction zones); `gravity` in m/s².
     pub fn forces(
         &mut self,
         dt: f64,
         gravity: f64,
         velocity: Twist,
-        slope_pitch: f64,
+        slope: &Slope,
         to_world: impl Fn([f64; 2]) -> [f64; 2],
-        zones: &dyn FrictionZones,
+        zones: &FrictionZones,
     ) -> Vec<([f64; 2], [f64; 2])> {
         let n = self.wheels.len();
         let mean_radius =
@@ -181,7 +234,7 @@ impl Drive {
         let input = ControlInput {
             dt,
             odometry_twist: self.odometry_twist(),
-            slope_torque: self.chassis_mass * gravity * slope_pitch.sin() * mean_radius / 2.0,
+            slope_torque: self.chassis_mass * gravity * slope.pitch.sin() * mean_radius / 2.0,
             front_yaws: if self.ackermann && n >= 4 {
                 [self.wheels[2].yaw, self.wheels[3].yaw]
             } else {
@@ -211,13 +264,15 @@ impl Drive {
         for (i, wheel) in self.wheels.iter_mut().enumerate() {
             let [wx, wy] = to_world([wheel.x, wheel.y]);
             let (mu, c_rr) = zones.at(wx, wy);
+            let pull = (mass_per_wheel + wheel.mass) * gravity;
+            let slope_force = [slope.down[0] * pull, slope.down[1] * pull];
             let input = FrictionInput {
                 dt,
                 gravity,
                 motor_torque: torques[i],
                 load: mass_per_wheel * gravity,
                 velocity: [vx - w * wheel.y, vy + w * wheel.x],
-                slope_force: [0.0, 0.0],
+                slope_force,
                 mu,
                 c_rr,
             };
@@ -229,7 +284,8 @@ impl Drive {
             };
             let force = self.friction.evaluate(&input, &contact, &mut wheel.spin);
             self.wheel_forces[i] = force;
-            forces.push((force, [wheel.x, wheel.y]));
+            let total = [force[0] + slope_force[0], force[1] + slope_force[1]];
+            forces.push((total, [wheel.x, wheel.y]));
         }
         forces
     }

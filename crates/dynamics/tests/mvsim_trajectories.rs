@@ -3,7 +3,7 @@
 //! tolerance of the same expected pose (straight: (1, 0, 0); curve v = 1, ω = 1:
 //! (0.841, 0.459, 1 rad)); curves under PID control show lateral friction above 1 N.
 
-use passerby_dynamics::{NoZones, Physics};
+use passerby_dynamics::Physics;
 use std::path::Path;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -74,7 +74,7 @@ fn run(class: Class, controller: &str, twist: [f64; 3]) -> ([f64; 3], f64) {
     assert!(physics.drive_mut(0).controller.set_twist(twist));
     let mut max_lateral: f64 = 0.0;
     for _ in 0..1000 {
-        physics.step(0.001, &[true], &NoZones);
+        physics.step(0.001, &[true]);
         for f in &physics.drive(0).wheel_forces {
             max_lateral = max_lateral.max(f[1].abs());
         }

@@ -40,7 +40,7 @@ use controllers::{
 };
 use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
-use passerby_dynamics::{NoZones, Physics};
+use passerby_dynamics::{Physics, Slope};
 use passerby_world::{
     Actor, Behavior, DynamicsClass, KeyframeAnimation, Pose3, TimedCommand, TimedTransform,
     Transform, Wheel, World,
@@ -398,10 +398,12 @@ impl Simulation {
             ground: self.ground.as_ref(),
             floors: &self.floors,
         };
-        for v in self.vehicles.iter_mut() {
+        for (i, v) in self.vehicles.iter_mut().enumerate() {
             if v.follows_ground && v.keyframes.is_none() && !v.held {
                 v.pose.z = ground::start_height(ground, &v.pose);
                 v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+                self.physics
+                    .set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
             }
         }
         for a in self.actors.iter_mut() {
@@ -435,6 +437,16 @@ impl Simulation {
     /// Vehicles, in world order.
     pub fn vehicles(&self) -> &[VehicleState] {
         &self.vehicles
+    }
+
+    /// A vehicle's drive: its wheels (spin, steering) and controller.
+    pub fn vehicle_drive(&self, vehicle: usize) -> &passerby_dynamics::Drive {
+        self.physics.drive(vehicle)
+    }
+
+    /// A vehicle's velocity as its wheels' spin estimates it (vx, vy, omega in its frame).
+    pub fn vehicle_odometry_twist(&self, vehicle: usize) -> [f64; 3] {
+        self.physics.drive(vehicle).odometry_twist()
     }
 
     /// Blocks, in world order.
@@ -860,7 +872,7 @@ fn step_bodies(
         }
         driven.push(!placed);
     }
-    physics.step(dt, &driven, &NoZones);
+    physics.step(dt, &driven);
     for (i, b) in blocks.iter_mut().enumerate() {
         if let (true, false, Some([x, y, yaw])) =
             (physics.block_is_dynamic(i), b.held, physics.block_pose(i))
@@ -879,6 +891,7 @@ fn step_bodies(
         v.velocity = physics.velocity(i);
         if v.follows_ground {
             v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+            physics.set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
         }
     }
 }

@@ -118,3 +118,52 @@ fn two_robots_meeting_head_on_do_not_pass_through_each_other() {
     }
     assert!(met, "they met");
 }
+
+/// MVSim's own `demo_articulated_vehicle`: an Ackermann tractor (`twist_ideal`) towing a
+/// passive two-wheel trailer through a revolute hitch limited to ±45°.
+fn articulated() -> Simulation {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path =
+        dir.join("../../../shared/worlds/mvsim/mvsim_tutorial/demo_articulated_vehicle.world.xml");
+    let opts = passerby_mvsim::LoadOptions {
+        mvsim_data: dir.join("../../data/mvsim"),
+        ..Default::default()
+    };
+    let world =
+        (passerby_mvsim::load_world_file(&path, &opts).value).expect("the articulated demo loads");
+    Simulation::new(&world).unwrap()
+}
+
+/// Where a vehicle-frame point of a vehicle is in the world.
+fn point_of(sim: &Simulation, name: &str, [x, y]: [f64; 2]) -> [f64; 2] {
+    let p = sim.pose(name).unwrap();
+    let (s, c) = p.yaw.sin_cos();
+    [p.x + c * x - s * y, p.y + s * x + c * y]
+}
+
+#[test]
+fn the_trailer_follows_its_truck_through_a_turn() {
+    let mut sim = articulated();
+    // 1 m/s, turning left at 0.3 rad/s: a quarter circle of radius 3.3 m in about 5 s.
+    sim.set_twist("tractor", [1.0, 0.0, 0.3]).unwrap();
+    let mut widest: f64 = 0.0;
+    while sim.time() < 6.0 {
+        sim.step();
+        // The hitch holds: the tractor's anchor and the trailer's stay together.
+        let a = point_of(&sim, "tractor", [-0.524, 0.0]);
+        let b = point_of(&sim, "trailer", [0.0, 0.0]);
+        let gap = (a[0] - b[0]).hypot(a[1] - b[1]);
+        assert!(gap < 0.02, "hitch opened by {gap} m at {} s", sim.time());
+        let (t, r) = (sim.pose("tractor").unwrap(), sim.pose("trailer").unwrap());
+        let angle = (t.yaw - r.yaw).sin().atan2((t.yaw - r.yaw).cos());
+        widest = widest.max(angle.abs());
+    }
+    let (t, r) = (sim.pose("tractor").unwrap(), sim.pose("trailer").unwrap());
+    // The tractor turned ~1.8 rad; the trailer turned with it, lagging by less than the limit.
+    assert!(t.yaw > 1.5, "{t:?}");
+    assert!(r.yaw > 1.0, "the trailer turned: {r:?}");
+    assert!(
+        widest > 0.05 && widest < 45f64.to_radians() + 0.02,
+        "hitch angle {widest}"
+    );
+}

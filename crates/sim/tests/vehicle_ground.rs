@@ -1,0 +1,143 @@
+//! Vehicles and the ground they stand on: MVSim's own `tests/test_drift_on_elevation.cpp`
+//! (a robot told to stay put on a slope does not creep, with `twist_ideal` or `twist_pid`), and
+//! friction zones (`property_region` `friction_mu`): where μ is low the wheels slip.
+#![allow(clippy::unwrap_used)] // test setup failures should panic
+
+use passerby_sim::{SimOptions, Simulation};
+use std::path::Path;
+
+fn simulation(xml: String, timestep: f64) -> Simulation {
+    let loaded = passerby_mvsim::load_world_str(
+        Path::new("ground.world.xml"),
+        xml,
+        &passerby_mvsim::LoadOptions::default(),
+    );
+    let world = loaded.value.expect("the test world loads");
+    let options = SimOptions {
+        timestep: Some(timestep),
+        seed: 0,
+    };
+    Simulation::with_options(&world, &options).unwrap()
+}
+
+/// MVSim's drift test world, verbatim but for the controller class.
+fn drift_world(controller: &str) -> String {
+    format!(
+        r#"<mvsim_world version="1.0">
+  <simul_timestep>0.005</simul_timestep>
+  <gravity>9.81</gravity>
+  <element class="elevation_map">
+    <resolution>6.0</resolution>
+    <elevation_data_matrix>
+      [1.0 0.0 -1.0;
+       1.5 0.0 -1.5;
+       1.0 0.0 -1.0]
+    </elevation_data_matrix>
+    <corner_min_x>-8</corner_min_x>
+    <corner_min_y>-8</corner_min_y>
+  </element>
+  <vehicle name="test_veh">
+    <dynamics class="differential_4_wheels">
+      <lf_wheel pos="0.3  0.6" mass="1.0" width="0.03" diameter="0.20" />
+      <rf_wheel pos="0.3 -0.6" mass="1.0" width="0.03" diameter="0.20" />
+      <lr_wheel pos="-0.3  0.6" mass="1.0" width="0.03" diameter="0.20" />
+      <rr_wheel pos="-0.3 -0.6" mass="1.0" width="0.03" diameter="0.20" />
+      <chassis mass="10.0" zmin="0.05" zmax="0.25" />
+      <controller class="{controller}">
+        <KP>4</KP><KI>3</KI><KD>0</KD>
+        <max_torque>20</max_torque>
+      </controller>
+    </dynamics>
+    <friction class="default">
+      <mu>0.8</mu>
+      <C_damping>0.05</C_damping>
+    </friction>
+    <init_pose>0 0 0</init_pose>
+  </vehicle>
+</mvsim_world>"#
+    )
+}
+
+#[test]
+fn a_robot_left_on_a_slope_does_not_drift() {
+    for controller in ["twist_ideal", "twist_pid"] {
+        let mut sim = simulation(drift_world(controller), 0.005);
+        sim.step();
+        let start = sim.pose("test_veh").unwrap();
+        // The slope is real: the robot stands tilted.
+        assert!(start.pitch.abs() + start.roll.abs() > 0.05, "{start:?}");
+        sim.run_until(3.0);
+        let end = sim.pose("test_veh").unwrap();
+        let (dx, dy, dyaw) = (end.x - start.x, end.y - start.y, end.yaw - start.yaw);
+        assert!(
+            dx.abs() < 0.001 && dy.abs() < 0.001 && dyaw.abs() < 0.01,
+            "{controller}: drift ({dx}, {dy}, {dyaw})"
+        );
+    }
+}
+
+#[test]
+fn without_friction_a_robot_on_a_slope_slides_down() {
+    // The same world with μ = 0.01: the slope's pull exceeds what friction holds.
+    let xml = drift_world("twist_pid").replace("<mu>0.8</mu>", "<mu>0.01</mu>");
+    let mut sim = simulation(xml, 0.005);
+    sim.step();
+    let start = sim.pose("test_veh").unwrap();
+    sim.run_until(2.0);
+    let end = sim.pose("test_veh").unwrap();
+    let moved = (end.x - start.x).hypot(end.y - start.y);
+    assert!(moved > 0.5, "slid {moved} m: {start:?} -> {end:?}");
+    // Downhill: lower than it started.
+    assert!(end.z < start.z - 0.05, "{start:?} -> {end:?}");
+}
+
+/// A robot on a floor whose μ is `mu` (a property region around it), told to go 2 m/s.
+fn sprint_on(mu: f64) -> Simulation {
+    let xml = format!(
+        r#"<mvsim_world version="1.0">
+  <element class="property_region">
+    <property_name>friction_mu</property_name>
+    <value_double>{mu}</value_double>
+    <x_min>-10</x_min> <y_min>-10</y_min> <z_min>-1</z_min>
+    <x_max>10</x_max> <y_max>10</y_max> <z_max>1</z_max>
+  </element>
+  <vehicle name="r1">
+    <dynamics class="differential">
+      <l_wheel pos="0 0.5" mass="2" width="0.1" diameter="0.4"/>
+      <r_wheel pos="0 -0.5" mass="2" width="0.1" diameter="0.4"/>
+      <controller class="twist_pid"><KP>100</KP><KI>20</KI><max_torque>200</max_torque></controller>
+    </dynamics>
+    <init_pose>0 0 0</init_pose>
+  </vehicle>
+</mvsim_world>"#
+    );
+    let mut sim = simulation(xml, 0.002);
+    sim.set_twist("r1", [2.0, 0.0, 0.0]).unwrap();
+    sim.run_until(0.5);
+    sim
+}
+
+#[test]
+fn on_a_friction_zone_with_low_mu_the_wheels_slip() {
+    // μ g caps the acceleration: 0.1 -> 0.98 m/s², 0.8 -> 7.8 m/s².
+    let slippery = sprint_on(0.1);
+    let grippy = sprint_on(0.8);
+    let speed = |s: &Simulation| s.vehicles()[0].velocity[0];
+    assert!(speed(&slippery) < 0.6, "μ 0.1: {} m/s", speed(&slippery));
+    assert!(speed(&grippy) > 1.8, "μ 0.8: {} m/s", speed(&grippy));
+    // Slip: the wheels' rim speed runs ahead of the ground's on the slippery floor only.
+    let slip = |s: &Simulation| {
+        let odometry = s.vehicle_odometry_twist(0)[0];
+        odometry - speed(s)
+    };
+    assert!(
+        slip(&slippery) > 0.3,
+        "slip at μ 0.1: {} m/s",
+        slip(&slippery)
+    );
+    assert!(
+        slip(&grippy).abs() < 0.05,
+        "slip at μ 0.8: {} m/s",
+        slip(&grippy)
+    );
+}

@@ -12,6 +12,7 @@
 //! Owns: controller parameters and state. Must not touch: bodies, friction.
 
 use crate::pid::{Pid, PidGains};
+use passerby_world::DynamicsClass;
 use std::collections::BTreeMap;
 
 /// A velocity setpoint in the vehicle frame: vx, vy (m/s), omega (rad/s).
@@ -74,6 +75,16 @@ pub enum Controller {
     },
     /// `twist_pid` (differential).
     TwistPid(TwistPid),
+    /// `ackermann_drivetrain`'s `twist_front_steer_pid`, or with `fixed` set, its
+    /// `front_steer_pid`: one PID on the vehicle's speed gives the motor torque (`left`).
+    SpeedPid {
+        /// The twist it tracks (its speed and, through the steering, its turn).
+        setpoint: Twist,
+        /// `front_steer_pid`'s speed and steering-angle setpoint.
+        fixed: Option<(f64, f64)>,
+        /// The PID on the speed, as a one-sided [`TwistPid`].
+        pid: Box<TwistPid>,
+    },
     /// `twist_front_steer_pid`, or with `fixed` set, `front_steer_pid`.
     FrontSteerPid {
         /// The wheel-speed PIDs and the twist they track.
@@ -149,13 +160,33 @@ impl Controller {
     /// it takes twists (`<init_vel>`, else its `V` and `W`).
     pub fn new(
         c: &passerby_world::Controller,
-        ackermann: bool,
+        class: DynamicsClass,
         initial: Option<Twist>,
     ) -> Controller {
         let p = &c.params;
         let get = |name: &str| p.get(name).copied().unwrap_or(0.0);
         let from_xml = [get("V"), 0.0, get("W")];
         let setpoint = initial.unwrap_or(from_xml);
+        let ackermann = matches!(
+            class,
+            DynamicsClass::Ackermann | DynamicsClass::AckermannDrivetrain
+        );
+        if class == DynamicsClass::AckermannDrivetrain {
+            let fixed = (c.class == "front_steer_pid").then(|| (get("V"), get("STEER_ANG")));
+            return match c.class.as_str() {
+                "twist_ideal" => Controller::TwistIdeal { setpoint },
+                "twist_front_steer_pid" | "front_steer_pid" => Controller::SpeedPid {
+                    setpoint,
+                    fixed,
+                    pid: Box::new(TwistPid::new(p, 100.0, setpoint)),
+                },
+                _ => Controller::Raw {
+                    left: get("torque"),
+                    right: 0.0,
+                    steer: get("steer_ang_deg"),
+                },
+            };
+        }
         match (c.class.as_str(), ackermann) {
             ("twist_ideal", _) => Controller::TwistIdeal { setpoint },
             ("twist_pid", false) => Controller::TwistPid(TwistPid::new(p, 10.0, setpoint)),
@@ -191,6 +222,11 @@ impl Controller {
             Controller::TwistIdeal { setpoint } => *setpoint = twist,
             Controller::TwistPid(pid) => pid.setpoint = twist,
             Controller::FrontSteerPid { pid, fixed: None } => pid.setpoint = twist,
+            Controller::SpeedPid {
+                setpoint,
+                fixed: None,
+                ..
+            } => *setpoint = twist,
             _ => return false,
         }
         true
@@ -202,6 +238,7 @@ impl Controller {
             Controller::TwistIdeal { setpoint } => Some(*setpoint),
             Controller::TwistPid(pid) => Some(pid.setpoint),
             Controller::FrontSteerPid { pid, .. } => Some(pid.setpoint),
+            Controller::SpeedPid { setpoint, .. } => Some(*setpoint),
             Controller::Raw { .. } => None,
         }
     }
@@ -239,14 +276,35 @@ impl Controller {
                     steer: 0.0,
                 }
             }
+            Controller::SpeedPid {
+                setpoint,
+                fixed,
+                pid,
+            } => {
+                if let Some((v, steer)) = *fixed {
+                    *setpoint = [v, 0.0, turn_rate(v, steer, geometry)];
+                }
+                let [v, _, w] = *setpoint;
+                let steer = match *fixed {
+                    Some((_, steer)) => steer,
+                    None if w == 0.0 => 0.0,
+                    None => (geometry.wheelbase / (v / w)).atan(),
+                };
+                // One drive torque for the whole vehicle: the slope's hold on four wheels.
+                let whole = ControlInput {
+                    slope_torque: 2.0 * input.slope_torque,
+                    ..*input
+                };
+                let [torque, _] = pid.torques([v, 0.0], [input.odometry_twist[0], 0.0], &whole);
+                ControlOutput {
+                    left: torque,
+                    right: 0.0,
+                    steer,
+                }
+            }
             Controller::FrontSteerPid { pid, fixed } => {
                 if let Some((v, steer)) = *fixed {
-                    let w = if steer == 0.0 {
-                        0.0
-                    } else {
-                        v * steer.tan() / geometry.wheelbase
-                    };
-                    pid.setpoint = [v, 0.0, w];
+                    pid.setpoint = [v, 0.0, turn_rate(v, steer, geometry)];
                 }
                 let [v, _, w] = pid.setpoint;
                 let steer = match *fixed {
@@ -275,6 +333,15 @@ impl Controller {
                 ControlOutput { left, right, steer }
             }
         }
+    }
+}
+
+/// The turn rate of an Ackermann vehicle at speed `v` with steering angle `steer`.
+fn turn_rate(v: f64, steer: f64, g: &Geometry) -> f64 {
+    if steer == 0.0 {
+        0.0
+    } else {
+        v * steer.tan() / g.wheelbase
     }
 }
 

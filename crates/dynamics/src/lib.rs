@@ -20,6 +20,7 @@
 //! drive: from command to forces).
 
 pub mod controllers;
+pub mod drivetrain;
 pub mod friction;
 pub mod pid;
 pub mod vehicle;

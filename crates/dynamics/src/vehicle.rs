@@ -5,6 +5,7 @@
 //! physics world (the caller applies the forces this computes and integrates).
 
 use crate::controllers::{ControlInput, Controller, Geometry, Twist, front_wheel_angles};
+use crate::drivetrain::Drivetrain;
 use crate::friction::{FrictionInput, FrictionModel, WheelContact};
 use passerby_world::{DynamicsClass, PropertyValue, Vehicle, World, WorldElement};
 
@@ -110,6 +111,8 @@ pub struct Drive {
     pub controller: Controller,
     friction: FrictionModel,
     ackermann: bool,
+    /// `ackermann_drivetrain`: how the one motor torque is shared.
+    drivetrain: Option<Drivetrain>,
     geometry: Geometry,
     chassis_mass: f64,
     /// Friction force of each wheel in the last step, in the vehicle frame, N.
@@ -185,7 +188,14 @@ impl Drive {
         let [vx, vy, w] = v.common.init_vel;
         let initial = (vx != 0.0 || vy != 0.0 || w != 0.0).then_some([vx, vy, w]);
         Drive {
-            controller: Controller::new(&d.controller, ackermann, initial),
+            controller: Controller::new(&d.controller, d.class, initial),
+            drivetrain: (d.class == DynamicsClass::AckermannDrivetrain).then(|| {
+                let (kind, params) = match &d.drivetrain {
+                    Some(t) => (t.kind.as_str(), t.params.clone()),
+                    None => ("", Default::default()),
+                };
+                Drivetrain::new(kind, &params)
+            }),
             friction: FrictionModel::of(&v.friction),
             ackermann,
             geometry,
@@ -244,8 +254,14 @@ impl Drive {
         let out = self.controller.step(&self.geometry, self.ackermann, &input);
         let mut torques = vec![0.0; n];
         if self.ackermann {
-            if n >= 4 {
+            if let (Some(d), true) = (&self.drivetrain, n >= 4) {
+                let spin = [0, 1, 2, 3].map(|i| self.wheels[i].spin);
+                let shares = d.split(spin);
+                torques[..4].copy_from_slice(&shares.map(|s| s * out.left));
+            } else if n >= 4 {
                 (torques[2], torques[3]) = (out.left, out.right);
+            }
+            if n >= 4 {
                 let (fl, fr) = front_wheel_angles(out.steer, &self.geometry);
                 (self.wheels[2].yaw, self.wheels[3].yaw) = (fl, fr);
             }

@@ -42,8 +42,8 @@ use gait::{AnimationState, GaitMachine};
 use ground::{Ground, WorldGround};
 use passerby_dynamics::{Physics, Slope};
 use passerby_world::{
-    Actor, Behavior, DynamicsClass, KeyframeAnimation, Pose3, TimedCommand, TimedTransform,
-    Transform, Wheel, World,
+    Actor, Behavior, KeyframeAnimation, Pose3, TimedCommand, TimedTransform, Transform, Wheel,
+    World,
 };
 use path::{Gaits, PathFollower};
 use replay::Replay;
@@ -306,13 +306,6 @@ impl Simulation {
             notices.push(
                 "vehicles collide with walls, blocks and each other, but not yet with actors, \
                  occupancy-grid cells, walls from model files or steep terrain"
-                    .into(),
-            );
-        }
-        if (world.vehicles.iter()).any(|v| v.dynamics.class == DynamicsClass::AckermannDrivetrain) {
-            notices.push(
-                "ackermann_drivetrain: the differentials are not simulated yet; its front \
-                 wheels are driven as a plain ackermann's"
                     .into(),
             );
         }

@@ -26,7 +26,8 @@ pub mod pid;
 pub mod vehicle;
 
 use controllers::Twist;
-use passerby_world::{Block, Joint, JointKind, Pose3, World};
+use passerby_world::{Block, Joint, JointKind, Pose3, World, WorldElement};
+use rapier2d_f64::glamx::I64Vec2;
 use rapier2d_f64::prelude::*;
 pub use vehicle::{Drive, FrictionZones, Slope, WheelState, chassis_outline};
 
@@ -88,6 +89,8 @@ pub struct Physics {
     world: PhysicsWorld,
     bodies: Vec<Body>,
     blocks: Vec<Option<BlockBody>>,
+    /// Actors' capsules as kinematic discs: they push vehicles and blocks, nothing pushes them.
+    actors: Vec<RigidBodyHandle>,
     gravity: f64,
     collision_threshold: f64,
     zones: FrictionZones,
@@ -121,6 +124,7 @@ impl Physics {
             world: PhysicsWorld::new(),
             bodies: Vec::new(),
             blocks: Vec::new(),
+            actors: Vec::new(),
             gravity: world.params.gravity,
             collision_threshold: world.params.collision_threshold,
             zones: FrictionZones::of(world),
@@ -136,6 +140,19 @@ impl Physics {
         for j in &world.joints {
             physics.add_joint(world, j);
         }
+        for a in &world.actors {
+            let p = &a.common.init_pose;
+            let body = physics.world.bodies.insert(
+                RigidBodyBuilder::kinematic_position_based().translation(Vector::new(p.x, p.y)),
+            );
+            physics.world.colliders.insert_with_parent(
+                ColliderBuilder::ball(a.collision_radius.max(0.01)),
+                body,
+                &mut physics.world.bodies,
+            );
+            physics.actors.push(body);
+        }
+        physics.add_occupancy_grids(world);
         let walls = passerby_world::wall_outlines(world);
         if !walls.is_empty() {
             let fixed = physics.world.bodies.insert(RigidBodyBuilder::fixed());
@@ -249,6 +266,42 @@ impl Physics {
             }
         };
         self.world.impulse_joints.insert(a, b, joint, true);
+    }
+
+    /// Occupied cells of occupancy grids as fixed square voxels (MVSim adds the cells near
+    /// each vehicle as Box2D boxes every step; all of them, once, is the same to a vehicle).
+    fn add_occupancy_grids(&mut self, world: &World) {
+        for e in &world.elements {
+            let WorldElement::OccupancyGrid(g) = &e.element else {
+                continue;
+            };
+            let Some(cells) = &g.cells else { continue };
+            let keys: Vec<I64Vec2> = (0..cells.rows)
+                .flat_map(|row| (0..cells.cols).map(move |col| (col, row)))
+                .filter(|&(col, row)| cells.is_occupied(col as i64, row as i64))
+                .map(|(col, row)| I64Vec2::new(col as i64, row as i64))
+                .collect();
+            if keys.is_empty() || cells.resolution <= 0.0 {
+                continue;
+            }
+            let body = self
+                .world
+                .bodies
+                .insert(RigidBodyBuilder::fixed().pose(Pose::new(vector(cells.origin), cells.yaw)));
+            let size = Vector::splat(cells.resolution);
+            self.world.colliders.insert_with_parent(
+                ColliderBuilder::voxels(size, &keys).friction(0.5),
+                body,
+                &mut self.world.bodies,
+            );
+        }
+    }
+
+    /// Moves the actors' discs to where the actors stand (world order), for the next step.
+    pub fn set_actor_positions(&mut self, positions: impl IntoIterator<Item = [f64; 2]>) {
+        for (&handle, p) in self.actors.iter().zip(positions) {
+            self.world.bodies[handle].set_next_kinematic_translation(vector(p));
+        }
     }
 
     fn add_block(&mut self, b: &Block, shape: &Shape) -> BlockBody {

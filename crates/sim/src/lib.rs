@@ -304,8 +304,9 @@ impl Simulation {
             .collect();
         if !world.vehicles.is_empty() {
             notices.push(
-                "vehicles collide with walls, blocks and each other, but not yet with actors, \
-                 occupancy-grid cells, walls from model files or steep terrain"
+                "vehicles collide with walls, blocks, occupancy grids, actors and each other, \
+                 but not yet with walls from model files, steep terrain or blocks' shapes \
+                 from their visuals (a 1 m square stands in)"
                     .into(),
             );
         }
@@ -710,6 +711,9 @@ impl Simulation {
             now.insert(key);
         }
         self.touching = now;
+        // Where the actors now stand is where their discs push vehicles and blocks to in the
+        // next step.
+        (self.physics).set_actor_positions(self.actors.iter().map(|a| [a.pose.x, a.pose.y]));
         self.steps += 1;
         self.set_since_step.clear();
     }

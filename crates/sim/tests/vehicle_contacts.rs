@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 use passerby_sim::{SimOptions, Simulation};
+use passerby_world::{LabeledElement, OccupancyCells, OccupancyGrid, World, WorldElement};
 use std::path::Path;
 
 fn robot(name: &str, x: f64, yaw_deg: f64) -> String {
@@ -21,19 +22,26 @@ fn robot(name: &str, x: f64, yaw_deg: f64) -> String {
     )
 }
 
-fn simulation(body: &str) -> Simulation {
+fn load(body: &str) -> World {
     let xml = format!(r#"<mvsim_world version="1.0">{body}</mvsim_world>"#);
     let loaded = passerby_mvsim::load_world_str(
         Path::new("contacts.world.xml"),
         xml,
         &passerby_mvsim::LoadOptions::default(),
     );
-    let world = loaded.value.expect("the test world loads");
+    loaded.value.expect("the test world loads")
+}
+
+fn simulate(world: &World) -> Simulation {
     let options = SimOptions {
         timestep: Some(0.005),
         seed: 0,
     };
-    Simulation::with_options(&world, &options).unwrap()
+    Simulation::with_options(world, &options).unwrap()
+}
+
+fn simulation(body: &str) -> Simulation {
+    simulate(&load(body))
 }
 
 const WALL_AT_3: &str = r#"<element class="vertical_plane">
@@ -166,4 +174,61 @@ fn the_trailer_follows_its_truck_through_a_turn() {
         widest > 0.05 && widest < 45f64.to_radians() + 0.02,
         "hitch angle {widest}"
     );
+}
+
+#[test]
+fn a_walking_actor_pushes_a_robot_out_of_its_way() {
+    let actor = r#"<actor name="walker">
+        <init_pose>0 0 0</init_pose>
+        <path loop="false"><waypoint>0 0 0</waypoint><waypoint>6 0 0</waypoint></path>
+      </actor>"#;
+    let mut sim = simulation(&format!("{actor}{}", robot("r1", 2.0, 0.0)));
+    sim.run_until(4.0);
+    let r = sim.pose("r1").unwrap();
+    let a = sim.pose("walker").unwrap();
+    // The actor walked on (kinematic); the robot, in its way, was pushed ahead of it.
+    assert!(a.x > 4.5, "{a:?}");
+    assert!(
+        r.x - 0.4 > a.x,
+        "the robot's back stays ahead of the actor: {r:?} {a:?}"
+    );
+}
+
+#[test]
+fn occupied_cells_of_an_occupancy_grid_stop_a_robot() {
+    // 20 x 20 cells of 0.5 m from (-5, -5); column 10 (x from 0 to 0.5) occupied: a wall
+    // across the robot's way.
+    let cells = OccupancyCells {
+        cols: 20,
+        rows: 20,
+        resolution: 0.5,
+        origin: [-5.0, -5.0],
+        yaw: 0.0,
+        occupied: (0..400).map(|i| i % 20 == 10).collect(),
+        shade: vec![255; 400],
+    };
+    let mut world = load(&robot("r1", -3.0, 0.0));
+    world.elements.push(LabeledElement {
+        element: WorldElement::OccupancyGrid(OccupancyGrid {
+            file: String::new(),
+            ros_map: None,
+            resolution: 0.5,
+            center_pixel: [None, None],
+            show_collisions: false,
+            restitution: 0.01,
+            lateral_friction: 0.5,
+            wall_height: 0.0,
+            cells: Some(cells),
+        }),
+        label: None,
+    });
+    let mut sim = simulate(&world);
+    sim.set_twist("r1", [1.0, 0.0, 0.0]).unwrap();
+    sim.run_until(6.0);
+    let r = sim.pose("r1").unwrap();
+    assert!(
+        (r.x + 0.6).abs() < 0.03,
+        "stopped at the cells' face x = 0: {r:?}"
+    );
+    assert!(sim.vehicles()[0].in_collision);
 }

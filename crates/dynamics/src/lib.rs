@@ -64,9 +64,7 @@ impl Shape {
         match self {
             Shape::Circle(r) => ColliderBuilder::ball(r.max(1e-3)),
             Shape::Polygon(pts) => {
-                let points: Vec<Vector> = pts.iter().copied().map(vector).collect();
-                ColliderBuilder::convex_hull(&points)
-                    .unwrap_or_else(|| ColliderBuilder::ball(self.reach().max(1e-3)))
+                convex_hull(pts).unwrap_or_else(|| ColliderBuilder::ball(self.reach().max(1e-3)))
             }
         }
     }
@@ -106,6 +104,33 @@ impl std::fmt::Debug for Physics {
 
 /// Box2D's polygon skin, which MVSim keeps: contacts start 2.5 mm out.
 const SKIN: f64 = 2.5e-3;
+
+/// The convex hull of `points` as a collider; `None` when they span no area (fewer than three
+/// distinct points, or all on one line: parry would panic on those).
+fn convex_hull(points: &[[f64; 2]]) -> Option<ColliderBuilder> {
+    let finite: Vec<[f64; 2]> = (points.iter().copied())
+        .filter(|p| p[0].is_finite() && p[1].is_finite())
+        .collect();
+    let reach = finite
+        .iter()
+        .map(|p| p[0].abs().max(p[1].abs()))
+        .fold(0.0, f64::max);
+    let first = *finite.first()?;
+    let far = *finite.iter().max_by(|a, b| {
+        let d = |p: &[f64; 2]| (p[0] - first[0]).hypot(p[1] - first[1]);
+        d(a).total_cmp(&d(b))
+    })?;
+    let (ux, uy) = (far[0] - first[0], far[1] - first[1]);
+    let length = ux.hypot(uy);
+    // Some point must stand off the line through the two farthest apart by more than rounding.
+    let off = |p: &[f64; 2]| ((p[0] - first[0]) * uy - (p[1] - first[1]) * ux).abs() / length;
+    let tolerance = 1e-9 * reach.max(1.0);
+    if length <= tolerance || !finite.iter().any(|p| off(p) > tolerance) {
+        return None;
+    }
+    let points: Vec<Vector> = finite.into_iter().map(vector).collect();
+    ColliderBuilder::convex_hull(&points)
+}
 
 fn vector([x, y]: [f64; 2]) -> Vector {
     Vector::new(x, y)
@@ -157,8 +182,8 @@ impl Physics {
         if !walls.is_empty() {
             let fixed = physics.world.bodies.insert(RigidBodyBuilder::fixed());
             for w in walls {
-                let corners: Vec<Vector> = w.corners.into_iter().map(vector).collect();
-                if let Some(c) = ColliderBuilder::convex_hull(&corners) {
+                // A wall of zero length spans no area and is left out.
+                if let Some(c) = convex_hull(&w.corners) {
                     physics.world.colliders.insert_with_parent(
                         c.friction(0.5).contact_skin(SKIN),
                         fixed,
@@ -533,4 +558,21 @@ fn set_reference_velocity(bodies: &mut RigidBodySet, b: &mut Body, twist: Twist,
     body.set_angvel(w, true);
     let [gx, gy] = rotate([vx, vy], yaw);
     b.velocity = [gx, gy, w];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outlines_without_area_make_no_hull_instead_of_a_panic() {
+        assert!(convex_hull(&[]).is_none());
+        assert!(convex_hull(&[[1.0, 1.0]; 4]).is_none());
+        assert!(convex_hull(&[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [0.5, 0.5]]).is_none());
+        assert!(convex_hull(&[[0.0, 0.0], [f64::NAN, 1.0], [2.0, 0.0]]).is_none());
+        assert!(convex_hull(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]).is_some());
+        // A polygon that collapses to a segment falls back to a disc.
+        let shape = Shape::Polygon(vec![[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]]);
+        assert!(shape.collider().shape.as_ball().is_some());
+    }
 }

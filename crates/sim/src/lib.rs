@@ -303,12 +303,7 @@ impl Simulation {
             })
             .collect();
         if !world.vehicles.is_empty() {
-            notices.push(
-                "vehicles collide with walls, blocks, occupancy grids, actors and each other, \
-                 but not yet with walls from model files, steep terrain or blocks' shapes \
-                 from their visuals (a 1 m square stands in)"
-                    .into(),
-            );
+            notices.extend(contact_notices(world));
         }
         let blocks = world
             .blocks
@@ -837,6 +832,38 @@ fn object_seed(seed: u64, index: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// What of a world's obstacles vehicles do not collide with yet, one line each.
+fn contact_notices(world: &World) -> Vec<String> {
+    use passerby_world::{BlockShape, WallSource, WorldElement};
+    let mut notices = Vec::new();
+    if (world.walls.iter()).any(|w| matches!(w.source, WallSource::Model(_))) {
+        notices.push("vehicles do not collide with walls built from model files yet".into());
+    }
+    if (world.elements.iter()).any(|e| matches!(e.element, WorldElement::ElevationMap(_))) {
+        notices.push(
+            "vehicles climb any step of an elevation map: steep terrain is not an obstacle yet"
+                .into(),
+        );
+    }
+    let from_visual = (world.blocks.iter())
+        .filter(|b| !b.intangible && matches!(b.shape, BlockShape::FromVisual))
+        .count();
+    if from_visual > 0 {
+        notices.push(format!(
+            "{from_visual} block(s) take their outline from their visual (`<shape_from_visual/>`): \
+             vehicles collide with a 1 m square instead, for now"
+        ));
+    }
+    if (world.vehicles.iter()).any(|v| v.dynamics.chassis.shape_from_visual) {
+        notices.push(
+            "a chassis with `<shape_from_visual/>` collides as its class's default outline, \
+             for now"
+                .into(),
+        );
+    }
+    notices
 }
 
 /// Vehicles and blocks: keyframed and held ones are placed, the others moved by the physics

@@ -470,14 +470,15 @@ impl Physics {
             let body = &mut self.world.bodies[b.handle];
             body.reset_forces(true);
             let moving = moves.get(i).copied().unwrap_or(true);
-            body.set_body_type(
-                if moving {
-                    RigidBodyType::Dynamic
-                } else {
-                    RigidBodyType::KinematicPositionBased
-                },
-                true,
-            );
+            let wanted = if moving {
+                RigidBodyType::Dynamic
+            } else {
+                RigidBodyType::KinematicPositionBased
+            };
+            // Changing the type makes rapier update the body's bookkeeping: only on a change.
+            if body.body_type() != wanted {
+                body.set_body_type(wanted, true);
+            }
             if !moving {
                 continue;
             }

@@ -53,7 +53,7 @@ fn a_client_that_stops_reading_does_not_slow_the_simulation() {
     let (status, stdout) = served.stop_when_done();
     assert!(status.success(), "{stdout}");
     // Every ROS 2 topic of the recording, and the label images as rgb8.
-    assert_eq!(stalled.join().unwrap()["subscribed"], 30);
+    assert_eq!(stalled.join().unwrap()["subscribed"], 31);
     assert!(
         factor(&stdout) > 0.9 * pace,
         "paced at {pace:.3}x: {stdout}"

@@ -59,12 +59,9 @@ impl Loader<'_> {
             None => Friction::default(),
         };
         let odometry_multipliers = match p.find("odometry") {
-            Some(o) => [
-                self.attr_f64(o, "x_multiplier", 1.0),
-                self.attr_f64(o, "y_multiplier", 1.0),
-                self.attr_f64(o, "yaw_multiplier", 1.0),
-            ],
-            None => [1.0; 3],
+            Some(o) => ["x_multiplier", "y_multiplier", "yaw_multiplier"]
+                .map(|name| self.attr_opt_f64(o, name)),
+            None => [None; 3],
         };
         let mut visuals = Vec::new();
         for v in p.find_first_body("visual") {

@@ -274,24 +274,32 @@ impl Encoder {
             topics.push(&mut out, "/tf", &ros::TF, now, data, tf.len() as u64);
         }
         for v in step.vehicles {
-            let t = transform_of(&v.pose);
-            let [vx, vy, w] = v.twist;
-            let data = encode::odometry(
-                nanos,
-                &format!("{}/odom", v.name),
-                &format!("{}/base_link", v.name),
-                t.translation,
-                t.rotation,
-                [vx, vy, 0.0, 0.0, 0.0, w],
-            );
-            topics.push(
-                &mut out,
-                &format!("/{}/odom", v.name),
-                &ros::ODOMETRY,
-                now,
-                data,
-                1,
-            );
+            // Wheel odometry: the pose MVSim's noisy odometry integrates (on the plane), and
+            // the velocity the wheels' spin gives.
+            let [ox, oy, oyaw] = v.odometry;
+            let odometry_pose = Pose3 {
+                x: ox,
+                y: oy,
+                yaw: oyaw,
+                ..Pose3::default()
+            };
+            let kinds = [
+                ("odom", &v.pose, v.velocity),
+                ("wheel_odom", &odometry_pose, v.odometry_twist),
+            ];
+            for (kind, pose, [vx, vy, w]) in kinds {
+                let t = transform_of(pose);
+                let data = encode::odometry(
+                    nanos,
+                    &format!("{}/{kind}", v.name),
+                    &format!("{}/base_link", v.name),
+                    t.translation,
+                    t.rotation,
+                    [vx, vy, 0.0, 0.0, 0.0, w],
+                );
+                let topic = format!("/{}/{kind}", v.name);
+                topics.push(&mut out, &topic, &ros::ODOMETRY, now, data, 1);
+            }
         }
         for (v, &touched) in step.vehicles.iter().zip(step.touched) {
             let data = truth::boolean(touched);
@@ -368,6 +376,7 @@ impl Encoder {
         }
         for v in &world.vehicles {
             topics.push((format!("/{}/odom", v.name), ros::ODOMETRY));
+            topics.push((format!("/{}/wheel_odom", v.name), ros::ODOMETRY));
             topics.push((format!("/{}/collision", v.name), truth::BOOL));
         }
         if !world.actors.is_empty() {

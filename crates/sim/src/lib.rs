@@ -161,6 +161,15 @@ pub struct VehicleState {
     /// Whether it touches (or is within `collision_threshold` of) a wall, block or vehicle
     /// after the last step.
     pub in_collision: bool,
+    /// Wheel odometry (MVSim's): the pose (x, y, yaw) integrated from the vehicle's true planar
+    /// increments, each scaled by its odometry multipliers, from its initial pose.
+    pub odometry: [f64; 3],
+    /// The velocity the wheels' spin gives (vx, vy, omega in its frame; MVSim's
+    /// `getVelocityLocalOdoEstimate`).
+    pub odometry_twist: [f64; 3],
+    /// The multipliers of x, y and yaw increments (`<odometry>`, or drawn per vehicle from
+    /// N(1, 0.02²) like MVSim, from the run's seed).
+    pub odometry_multipliers: [f64; 3],
     /// Whether an external source holds its pose.
     pub held: bool,
     /// Whether it takes z, pitch and roll from the ground under its wheels.
@@ -293,6 +302,15 @@ impl Simulation {
                     twist: v.common.init_vel,
                     velocity: v.common.init_vel,
                     in_collision: false,
+                    odometry: {
+                        let p = &v.common.init_pose;
+                        [p.x, p.y, p.yaw]
+                    },
+                    odometry_twist: [0.0; 3],
+                    odometry_multipliers: odometry_multipliers(
+                        &v.odometry_multipliers,
+                        object_seed(options.seed ^ ODOMETRY_STREAM, i as u64),
+                    ),
                     held: false,
                     follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,
                     external: External::default(),
@@ -834,6 +852,40 @@ fn object_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Keeps the odometry multipliers' random stream apart from the actors' (same seed, index).
+const ODOMETRY_STREAM: u64 = 0x0D0_3E72_0000_0000;
+
+/// The odometry multipliers of a vehicle: those given, the others drawn from N(1, 0.02²) as
+/// MVSim's `OdometryNoise` does (there from an unseeded generator; here from `seed`).
+fn odometry_multipliers(given: &[Option<f64>; 3], seed: u64) -> [f64; 3] {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    given.map(|g| {
+        // Box-Muller: both uniforms drawn whether or not the value is given, so one axis's
+        // setting does not change another's draw.
+        let (u1, u2) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
+        let normal = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        g.unwrap_or(1.0 + 0.02 * normal)
+    })
+}
+
+/// Adds to `odometry` the planar increment from `before` to `after`, scaled per axis (MVSim's
+/// `odometry_ += noise.actualDeltaToNoisyOdo(now - before)`).
+fn accumulate_odometry(odometry: &mut [f64; 3], before: &Pose3, after: &Pose3, k: [f64; 3]) {
+    let (s, c) = before.yaw.sin_cos();
+    let (dx, dy) = (after.x - before.x, after.y - before.y);
+    let local = [
+        c * dx + s * dy,
+        -s * dx + c * dy,
+        path::wrap(after.yaw - before.yaw),
+    ];
+    let step = [local[0] * k[0], local[1] * k[1], local[2] * k[2]];
+    let (s, c) = odometry[2].sin_cos();
+    odometry[0] += c * step[0] - s * step[1];
+    odometry[1] += s * step[0] + c * step[1];
+    odometry[2] = path::wrap(odometry[2] + step[2]);
+}
+
 /// What of a world's obstacles vehicles do not collide with yet, one line each.
 fn contact_notices(world: &World) -> Vec<String> {
     use passerby_world::{BlockShape, WallSource, WorldElement};
@@ -884,6 +936,8 @@ fn step_bodies(
             physics.set_block_pose(i, &b.pose);
         }
     }
+    // Odometry counts every move since the last step: driven, keyframed or set from outside.
+    let before: Vec<Pose3> = vehicles.iter().map(|v| v.pose).collect();
     let mut driven = Vec::with_capacity(vehicles.len());
     for (i, v) in vehicles.iter_mut().enumerate() {
         if let (Some(k), false) = (&v.keyframes, v.held) {
@@ -906,8 +960,10 @@ fn step_bodies(
     }
     for (i, v) in vehicles.iter_mut().enumerate() {
         v.in_collision = physics.in_collision(i);
+        v.odometry_twist = physics.drive(i).odometry_twist();
         if !driven[i] {
             v.velocity = [0.0; 3];
+            accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);
             continue;
         }
         let [x, y, yaw] = physics.pose(i);
@@ -917,5 +973,6 @@ fn step_bodies(
             v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
             physics.set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
         }
+        accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);
     }
 }

@@ -7,6 +7,10 @@ use passerby_sim::{SimOptions, Simulation};
 use std::path::Path;
 
 fn simulation(xml: String, timestep: f64) -> Simulation {
+    seeded(xml, timestep, 0)
+}
+
+fn seeded(xml: String, timestep: f64, seed: u64) -> Simulation {
     let loaded = passerby_mvsim::load_world_str(
         Path::new("ground.world.xml"),
         xml,
@@ -15,7 +19,7 @@ fn simulation(xml: String, timestep: f64) -> Simulation {
     let world = loaded.value.expect("the test world loads");
     let options = SimOptions {
         timestep: Some(timestep),
-        seed: 0,
+        seed,
     };
     Simulation::with_options(&world, &options).unwrap()
 }
@@ -140,4 +144,62 @@ fn on_a_friction_zone_with_low_mu_the_wheels_slip() {
         "slip at μ 0.8: {} m/s",
         slip(&grippy)
     );
+}
+
+fn odometry_run(odometry: &str, seed: u64) -> Simulation {
+    let xml = format!(
+        r#"<mvsim_world version="1.0">
+  <vehicle name="r1">
+    <dynamics class="differential"><controller class="twist_ideal"/></dynamics>
+    {odometry}
+    <init_pose>1 2 90</init_pose>
+  </vehicle>
+</mvsim_world>"#
+    );
+    let mut sim = seeded(xml, 0.01, seed);
+    sim.set_twist("r1", [1.0, 0.0, 0.0]).unwrap();
+    sim.run_until(2.0);
+    sim
+}
+
+#[test]
+fn wheel_odometry_scales_true_increments_by_the_vehicles_multipliers() {
+    // x increments 10 % long: the odometry runs ahead of the truth along the heading (+y).
+    let sim = odometry_run(
+        r#"<odometry x_multiplier="1.1" y_multiplier="1" yaw_multiplier="1"/>"#,
+        0,
+    );
+    let v = &sim.vehicles()[0];
+    let travelled = v.pose.y - 2.0;
+    assert!(travelled > 1.9, "{:?}", v.pose);
+    let [ox, oy, oyaw] = v.odometry;
+    assert!((ox - 1.0).abs() < 1e-6, "{:?}", v.odometry);
+    assert!(
+        (oy - 2.0 - 1.1 * travelled).abs() < 1e-6,
+        "{:?}",
+        v.odometry
+    );
+    assert!((oyaw - v.pose.yaw).abs() < 1e-9);
+    // The wheels roll at the ground's speed under the ideal controller.
+    assert!(
+        (v.odometry_twist[0] - 1.0).abs() < 1e-3,
+        "{:?}",
+        v.odometry_twist
+    );
+}
+
+#[test]
+fn without_odometry_multipliers_each_vehicle_draws_its_own_from_the_seed() {
+    let multipliers = |seed| odometry_run("", seed).vehicles()[0].odometry_multipliers;
+    let a = multipliers(7);
+    assert_eq!(a, multipliers(7), "a seed gives one draw");
+    assert_ne!(a, multipliers(8));
+    // N(1, 0.02²): within 5 sigma, and not all exactly 1.
+    assert!(
+        a.iter().all(|k| (k - 1.0).abs() < 0.1) && a.iter().any(|&k| k != 1.0),
+        "{a:?}"
+    );
+    // One axis given: that one is kept, the others still drawn as before.
+    let b = odometry_run(r#"<odometry yaw_multiplier="1"/>"#, 7).vehicles()[0].odometry_multipliers;
+    assert_eq!([b[0], b[1], b[2]], [a[0], a[1], 1.0]);
 }

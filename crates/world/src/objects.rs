@@ -252,8 +252,9 @@ pub struct Vehicle {
     pub dynamics: Dynamics,
     /// `<friction class="…">`.
     pub friction: Friction,
-    /// `<odometry>` multipliers of true SE(2) increments: x, y, yaw.
-    pub odometry_multipliers: [f64; 3],
+    /// `<odometry>` multipliers of true SE(2) increments: x, y, yaw (`None`: drawn per
+    /// vehicle from N(1, 0.02²) as MVSim does, from the run's seed).
+    pub odometry_multipliers: [Option<f64>; 3],
     /// Visuals of the chassis.
     pub visuals: Vec<Visual>,
     /// Mounted sensors, names unique within the vehicle.

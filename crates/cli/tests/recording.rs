@@ -74,7 +74,12 @@ fn channel_counts(path: &Path) -> Vec<(String, u64)> {
     let mut counts: Vec<(String, u64)> = summary
         .channels
         .values()
-        .map(|c| (c.topic.clone(), stats.channel_message_counts[&c.id]))
+        // A channel with no message may be left out of the counts (a run killed before its
+        // first message of that channel reached a complete chunk).
+        .map(|c| {
+            let n = stats.channel_message_counts.get(&c.id).copied();
+            (c.topic.clone(), n.unwrap_or(0))
+        })
         .collect();
     counts.sort();
     // Every message decodes as a record.

@@ -322,6 +322,55 @@ impl Physics {
         }
     }
 
+    /// Gives a block a new outline (its visual's, once models are loaded), keeping its mass.
+    pub fn set_block_shape(&mut self, block: usize, shape: &Shape) {
+        let Some(Some(b)) = self.blocks.get(block) else {
+            return;
+        };
+        let (handle, mass) = (b.handle, b.mass);
+        self.replace_first_collider(handle, shape, mass);
+        if let Some(Some(b)) = self.blocks.get_mut(block) {
+            b.reach = shape.reach();
+        }
+    }
+
+    /// Gives a vehicle's chassis a new outline, keeping its mass.
+    pub fn set_chassis_outline(&mut self, vehicle: usize, outline: &[[f64; 2]]) {
+        let Some(b) = self.bodies.get(vehicle) else {
+            return;
+        };
+        let (handle, mass) = (b.handle, b.drive.chassis_mass());
+        self.replace_first_collider(handle, &Shape::Polygon(outline.to_vec()), mass);
+    }
+
+    /// Replaces a body's first collider (its chassis or block shape) by `shape` of `mass`,
+    /// with the same friction and restitution.
+    fn replace_first_collider(&mut self, handle: RigidBodyHandle, shape: &Shape, mass: f64) {
+        let Some(&old) = self.world.bodies[handle].colliders().first() else {
+            return;
+        };
+        let Some(removed) = self.world.colliders.remove(
+            old,
+            &mut self.world.islands,
+            &mut self.world.bodies,
+            &mut self.world.soft_bodies,
+            true,
+        ) else {
+            return;
+        };
+        let collider = shape.collider();
+        let area = collider.shape.mass_properties(1.0).mass().max(1e-9);
+        self.world.colliders.insert_with_parent(
+            collider
+                .density(mass / area)
+                .friction(removed.friction())
+                .restitution(removed.restitution())
+                .contact_skin(SKIN),
+            handle,
+            &mut self.world.bodies,
+        );
+    }
+
     /// Moves the actors' discs to where the actors stand (world order), for the next step.
     pub fn set_actor_positions(&mut self, positions: impl IntoIterator<Item = [f64; 2]>) {
         for (&handle, p) in self.actors.iter().zip(positions) {

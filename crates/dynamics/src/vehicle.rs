@@ -220,6 +220,11 @@ impl Drive {
         [vl + w * l.y, 0.0, w]
     }
 
+    /// The chassis' mass, kg.
+    pub fn chassis_mass(&self) -> f64 {
+        self.chassis_mass
+    }
+
     /// Whether the controller imposes the twist on the body (no friction forces applied).
     pub fn is_ideal(&self) -> bool {
         self.controller.is_ideal()

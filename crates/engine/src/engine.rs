@@ -80,7 +80,7 @@ impl Engine {
     pub fn new(world: World, built: BuiltScene, seed: u64) -> Result<Engine, EngineError> {
         let ground = SceneGround::new(&built, &world);
         let live = LiveScene::new(built, &world)?;
-        let (sim, ahead) = Self::simulations(&world, seed, &ground)?;
+        let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;
         let rig = Rig::new(&world, seed);
         Ok(Engine {
             world,
@@ -108,11 +108,13 @@ impl Engine {
         Engine::new(world, built, seed)
     }
 
-    /// The run's simulation and its twin for posing ahead, standing on `ground`.
+    /// The run's simulation and its twin for posing ahead, standing on `ground`, with the
+    /// outlines the scene found for `<shape_from_visual/>` objects.
     fn simulations(
         world: &World,
         seed: u64,
         ground: &SceneGround,
+        outlines: &[(String, Vec<[f64; 2]>)],
     ) -> Result<(Simulation, Simulation), SimError> {
         let options = SimOptions {
             timestep: None,
@@ -122,13 +124,18 @@ impl Engine {
         let mut ahead = Simulation::with_options(world, &options)?;
         ahead.set_ground(Box::new(ground.clone()));
         sim.set_ground(Box::new(ground.clone()));
+        for (name, outline) in outlines {
+            sim.set_outline(name, outline)?;
+            ahead.set_outline(name, outline)?;
+        }
         Ok((sim, ahead))
     }
 
     /// Back to the world's initial state, as a new engine of the same world and seed would be
     /// (replayed inputs are forgotten; sinks stay, fed from the next step).
     pub fn reset(&mut self) -> Result<(), EngineError> {
-        let (sim, ahead) = Self::simulations(&self.world, self.seed, &self.ground)?;
+        let outlines = &self.live.built.outlines;
+        let (sim, ahead) = Self::simulations(&self.world, self.seed, &self.ground, outlines)?;
         self.sim = sim;
         self.ahead = Some(ahead);
         self.live.discard_ahead();

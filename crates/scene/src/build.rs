@@ -451,6 +451,84 @@ impl Builder<'_> {
     }
 }
 
+impl Builder<'_> {
+    /// The outlines of blocks and chassis that take theirs from their visuals: the convex hull
+    /// of the visuals' bounding boxes seen from above, in the object's frame.
+    fn visual_outlines(&mut self, world: &World) -> Vec<(String, Vec<[f64; 2]>)> {
+        let blocks = (world.blocks.iter())
+            .filter(|b| !b.intangible && matches!(b.shape, BlockShape::FromVisual))
+            .map(|b| (&b.name, &b.visuals, b.visual_scale));
+        let vehicles = (world.vehicles.iter())
+            .filter(|v| v.dynamics.chassis.shape_from_visual)
+            .map(|v| (&v.name, &v.visuals, None));
+        let wanted: Vec<_> = blocks.chain(vehicles).collect();
+        let mut out = Vec::new();
+        for (name, visuals, scale) in wanted {
+            let mut corners = Vec::new();
+            for v in visuals
+                .iter()
+                .filter(|v| v.enabled && !v.model_uri.is_empty())
+            {
+                let Some((id, _)) = self.model_mesh(&v.model_uri) else {
+                    continue;
+                };
+                let bounds = self.scene.mesh(id).bounds();
+                if bounds.min.x > bounds.max.x {
+                    continue;
+                }
+                let object_from_model = affine_from_rows4(&v.object_from_model(scale));
+                for i in 0..8 {
+                    let pick = |bit: usize, lo: f32, hi: f32| if i & bit == 0 { lo } else { hi };
+                    let corner = glam::Vec3::new(
+                        pick(1, bounds.min.x, bounds.max.x),
+                        pick(2, bounds.min.y, bounds.max.y),
+                        pick(4, bounds.min.z, bounds.max.z),
+                    );
+                    let p = object_from_model.transform_point3(corner);
+                    corners.push([f64::from(p.x), f64::from(p.y)]);
+                }
+            }
+            if let Some(hull) = convex_hull_2d(corners) {
+                out.push((name.clone(), hull));
+            }
+        }
+        out
+    }
+}
+
+/// The convex hull of points on the plane, counter-clockwise (Andrew's monotone chain);
+/// `None` when it encloses no area.
+fn convex_hull_2d(mut points: Vec<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
+    points.retain(|p| p[0].is_finite() && p[1].is_finite());
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    points.dedup();
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(points.len() + 1);
+    for pass in [false, true] {
+        let start = hull.len();
+        let ordered: Box<dyn Iterator<Item = &[f64; 2]>> = if pass {
+            Box::new(points.iter().rev())
+        } else {
+            Box::new(points.iter())
+        };
+        for &p in ordered {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    let area: f64 = (0..hull.len())
+        .map(|i| cross([0.0, 0.0], hull[i], hull[(i + 1) % hull.len()]))
+        .sum();
+    (hull.len() >= 3 && area.abs() > 1e-9).then_some(hull)
+}
+
 /// Builds the scene of a world at its initial poses.
 pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     let base = world
@@ -517,7 +595,9 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         surfaces.commit();
         surfaces
     });
+    let outlines = b.visual_outlines(world);
     BuiltScene {
+        outlines,
         height_surfaces,
         model_bvh_seconds: b.model_bvh_seconds,
         scene: b.scene,
@@ -602,5 +682,29 @@ impl Builder<'_> {
             }
         };
         b.add(mesh, block.color, world_from_block, &block.name, class);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::convex_hull_2d;
+
+    #[test]
+    fn the_hull_of_box_corners_is_their_rectangle_counter_clockwise() {
+        let corners = vec![
+            [1.0, 1.0],
+            [-1.0, -1.0],
+            [1.0, -1.0],
+            [-1.0, 1.0],
+            [0.0, 0.0],
+            [1.0, 1.0],
+        ];
+        let hull = convex_hull_2d(corners).unwrap();
+        assert_eq!(
+            hull,
+            vec![[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+        );
+        assert!(convex_hull_2d(vec![[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]).is_none());
+        assert!(convex_hull_2d(vec![]).is_none());
     }
 }

@@ -189,6 +189,9 @@ pub struct BuiltScene {
     pub keyframed: Vec<KeyframedBody>,
     /// The world's sky box, when it has one whose images could all be had.
     pub sky: Option<SkyBox>,
+    /// Outlines on the floor of blocks and chassis with `<shape_from_visual/>`, in their own
+    /// frames, by object name: what their contacts use (the simulation takes them).
+    pub outlines: Vec<(String, Vec<[f64; 2]>)>,
 }
 
 impl BuiltScene {

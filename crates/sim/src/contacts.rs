@@ -30,16 +30,18 @@ const DEFAULT_SQUARE: [[f64; 2]; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-
 
 impl Footprint {
     fn new(shape: Shape, zmin: f64, zmax: f64) -> Footprint {
-        let reach = match &shape {
-            Shape::Circle(r) => *r,
-            Shape::Polygon(pts) => pts.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max),
-        };
+        let reach = shape.reach();
         Footprint {
             shape,
             zmin,
             zmax,
             reach,
         }
+    }
+
+    /// The same heights with another outline.
+    pub fn with_shape(&self, shape: Shape) -> Footprint {
+        Footprint::new(shape, self.zmin, self.zmax)
     }
 
     /// A vehicle's chassis (its `<shape>`, or its class's default outline in MVSim).

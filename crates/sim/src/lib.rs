@@ -247,6 +247,9 @@ pub struct Simulation {
     physics: Physics,
     /// Vehicles whose controller refused a velocity command (warned once).
     refused_commands: HashSet<usize>,
+    /// Blocks and vehicles whose outline comes from their visual and has not been given yet
+    /// ([`Simulation::set_outline`]).
+    outlines_pending: std::collections::BTreeSet<String>,
     block_footprints: Vec<Option<Footprint>>,
     /// Per actor: capsule radius and height.
     actor_capsules: Vec<(f64, f64)>,
@@ -363,6 +366,17 @@ impl Simulation {
             block_footprints,
             physics: Physics::new(world, &block_shapes),
             refused_commands: HashSet::new(),
+            outlines_pending: (world.blocks.iter())
+                .filter(|b| {
+                    !b.intangible && matches!(b.shape, passerby_world::BlockShape::FromVisual)
+                })
+                .map(|b| b.name.clone())
+                .chain(
+                    (world.vehicles.iter())
+                        .filter(|v| v.dynamics.chassis.shape_from_visual)
+                        .map(|v| v.name.clone()),
+                )
+                .collect(),
             actor_capsules: world
                 .actors
                 .iter()
@@ -370,6 +384,9 @@ impl Simulation {
                 .collect(),
             touching: HashSet::new(),
         };
+        if let Some(n) = sim.pending_outline_notice() {
+            sim.notices.push(n);
+        }
         // Poses the world brings itself (a MAVS simulation's) replay from the start.
         if !world.replay.is_empty() {
             sim.set_replay(world.replay.clone(), Vec::new())?;
@@ -390,6 +407,44 @@ impl Simulation {
     /// The fixed step, seconds.
     pub fn timestep(&self) -> f64 {
         self.timestep
+    }
+
+    /// Gives a block or a vehicle's chassis the outline its visual has (`<shape_from_visual/>`),
+    /// in its own frame, once the models are loaded: what contacts use from then on.
+    pub fn set_outline(&mut self, name: &str, outline: &[[f64; 2]]) -> Result<(), SimError> {
+        let shape = passerby_dynamics::Shape::Polygon(outline.to_vec());
+        match self.find(name) {
+            Some(ObjectRef::Block(i)) => {
+                self.physics.set_block_shape(i, &shape);
+                if let Some(f) = &mut self.block_footprints[i] {
+                    *f = f.with_shape(shape);
+                }
+            }
+            Some(ObjectRef::Vehicle(i)) => {
+                self.physics.set_chassis_outline(i, outline);
+                let f = &mut self.vehicle_footprints[i];
+                *f = f.with_shape(shape);
+            }
+            Some(ObjectRef::Actor(_)) => return Err(SimError::NotAVehicle(name.into())),
+            None => return Err(SimError::UnknownObject(name.into())),
+        }
+        if self.outlines_pending.remove(name) {
+            self.notices.retain(|n| !n.contains("<shape_from_visual/>"));
+            self.notices.extend(self.pending_outline_notice());
+        }
+        Ok(())
+    }
+
+    /// The notice about outlines still waiting for their visual's, if any.
+    fn pending_outline_notice(&self) -> Option<String> {
+        let pending = self.outlines_pending.len();
+        (pending > 0).then(|| {
+            format!(
+                "{pending} block(s) or chassis take their outline from their visual \
+                 (`<shape_from_visual/>`) and have none yet: a 1 m square or the class's default \
+                 outline collides instead"
+            )
+        })
     }
 
     /// What the world asks for that is not simulated (one line each).
@@ -888,7 +943,7 @@ fn accumulate_odometry(odometry: &mut [f64; 3], before: &Pose3, after: &Pose3, k
 
 /// What of a world's obstacles vehicles do not collide with yet, one line each.
 fn contact_notices(world: &World) -> Vec<String> {
-    use passerby_world::{BlockShape, WallSource, WorldElement};
+    use passerby_world::{WallSource, WorldElement};
     let mut notices = Vec::new();
     if (world.walls.iter()).any(|w| matches!(w.source, WallSource::Model(_))) {
         notices.push("vehicles do not collide with walls built from model files yet".into());
@@ -896,22 +951,6 @@ fn contact_notices(world: &World) -> Vec<String> {
     if (world.elements.iter()).any(|e| matches!(e.element, WorldElement::ElevationMap(_))) {
         notices.push(
             "vehicles climb any step of an elevation map: steep terrain is not an obstacle yet"
-                .into(),
-        );
-    }
-    let from_visual = (world.blocks.iter())
-        .filter(|b| !b.intangible && matches!(b.shape, BlockShape::FromVisual))
-        .count();
-    if from_visual > 0 {
-        notices.push(format!(
-            "{from_visual} block(s) take their outline from their visual (`<shape_from_visual/>`): \
-             vehicles collide with a 1 m square instead, for now"
-        ));
-    }
-    if (world.vehicles.iter()).any(|v| v.dynamics.chassis.shape_from_visual) {
-        notices.push(
-            "a chassis with `<shape_from_visual/>` collides as its class's default outline, \
-             for now"
                 .into(),
         );
     }

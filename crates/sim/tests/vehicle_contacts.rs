@@ -232,3 +232,40 @@ fn occupied_cells_of_an_occupancy_grid_stop_a_robot() {
     );
     assert!(sim.vehicles()[0].in_collision);
 }
+
+#[test]
+fn a_block_shaped_by_its_visual_collides_as_the_outline_it_is_given() {
+    // `<shape_from_visual/>` with no model loaded: a 1 m square until the scene gives the
+    // visual's outline (here 0.2 m deep, its face 0.1 m before the block's origin at x = 2).
+    let block = r#"<block name="shelf"><static>true</static><shape_from_visual/>
+        <visual><model_uri>shelf.dae</model_uri></visual>
+        <init_pose>2 0 0</init_pose></block>"#;
+    let mut sim = simulation(&format!("{block}{}", robot("r1", 0.0, 0.0)));
+    assert!(
+        sim.notices()
+            .iter()
+            .any(|n| n.contains("<shape_from_visual/>")),
+        "{:?}",
+        sim.notices()
+    );
+    sim.set_outline(
+        "shelf",
+        &[[-0.1, -2.0], [0.1, -2.0], [0.1, 2.0], [-0.1, 2.0]],
+    )
+    .unwrap();
+    assert!(
+        !sim.notices()
+            .iter()
+            .any(|n| n.contains("<shape_from_visual/>")),
+        "{:?}",
+        sim.notices()
+    );
+    sim.set_twist("r1", [1.0, 0.0, 0.0]).unwrap();
+    sim.run_until(5.0);
+    let r = sim.pose("r1").unwrap();
+    assert!(
+        (r.x + 0.6 - 1.9).abs() < 0.02,
+        "stopped at the outline's face: {r:?}"
+    );
+    assert!(sim.set_outline("nobody", &[[0.0, 0.0]]).is_err());
+}

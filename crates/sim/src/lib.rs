@@ -22,7 +22,8 @@
 //! `Motion` (`motion.rs`), behaviors (`controllers.rs`), the gait state machine (`gait.rs`),
 //! MVSim keyframes (`keyframes.rs`), ground following (`ground.rs`), moving floors
 //! (`floors.rs`), replay of timed inputs (`replay.rs`), actors' capsules and contacts
-//! (`contacts.rs`).
+//! (`contacts.rs`), vehicles and blocks through the physics, wheel odometry and outlines
+//! (`vehicles.rs`).
 
 pub mod contacts;
 pub mod controllers;
@@ -33,6 +34,7 @@ pub mod keyframes;
 pub mod motion;
 pub mod path;
 pub mod replay;
+mod vehicles;
 
 use contacts::Footprint;
 use controllers::{
@@ -48,6 +50,7 @@ use passerby_world::{
 use path::{Gaits, PathFollower};
 use replay::Replay;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use vehicles::{ODOMETRY_STREAM, contact_notices, odometry_multipliers, step_bodies};
 
 /// Why the simulation refused something.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -409,44 +412,6 @@ impl Simulation {
         self.timestep
     }
 
-    /// Gives a block or a vehicle's chassis the outline its visual has (`<shape_from_visual/>`),
-    /// in its own frame, once the models are loaded: what contacts use from then on.
-    pub fn set_outline(&mut self, name: &str, outline: &[[f64; 2]]) -> Result<(), SimError> {
-        let shape = passerby_dynamics::Shape::Polygon(outline.to_vec());
-        match self.find(name) {
-            Some(ObjectRef::Block(i)) => {
-                self.physics.set_block_shape(i, &shape);
-                if let Some(f) = &mut self.block_footprints[i] {
-                    *f = f.with_shape(shape);
-                }
-            }
-            Some(ObjectRef::Vehicle(i)) => {
-                self.physics.set_chassis_outline(i, outline);
-                let f = &mut self.vehicle_footprints[i];
-                *f = f.with_shape(shape);
-            }
-            Some(ObjectRef::Actor(_)) => return Err(SimError::NotAVehicle(name.into())),
-            None => return Err(SimError::UnknownObject(name.into())),
-        }
-        if self.outlines_pending.remove(name) {
-            self.notices.retain(|n| !n.contains("<shape_from_visual/>"));
-            self.notices.extend(self.pending_outline_notice());
-        }
-        Ok(())
-    }
-
-    /// The notice about outlines still waiting for their visual's, if any.
-    fn pending_outline_notice(&self) -> Option<String> {
-        let pending = self.outlines_pending.len();
-        (pending > 0).then(|| {
-            format!(
-                "{pending} block(s) or chassis take their outline from their visual \
-                 (`<shape_from_visual/>`) and have none yet: a 1 m square or the class's default \
-                 outline collides instead"
-            )
-        })
-    }
-
     /// What the world asks for that is not simulated (one line each).
     pub fn notices(&self) -> &[String] {
         &self.notices
@@ -499,16 +464,6 @@ impl Simulation {
     /// Vehicles, in world order.
     pub fn vehicles(&self) -> &[VehicleState] {
         &self.vehicles
-    }
-
-    /// A vehicle's drive: its wheels (spin, steering) and controller.
-    pub fn vehicle_drive(&self, vehicle: usize) -> &passerby_dynamics::Drive {
-        self.physics.drive(vehicle)
-    }
-
-    /// A vehicle's velocity as its wheels' spin estimates it (vx, vy, omega in its frame).
-    pub fn vehicle_odometry_twist(&self, vehicle: usize) -> [f64; 3] {
-        self.physics.drive(vehicle).odometry_twist()
     }
 
     /// Blocks, in world order.
@@ -905,113 +860,4 @@ fn object_seed(seed: u64, index: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-/// Keeps the odometry multipliers' random stream apart from the actors' (same seed, index).
-const ODOMETRY_STREAM: u64 = 0x0D0_3E72_0000_0000;
-
-/// The odometry multipliers of a vehicle: those given, the others drawn from N(1, 0.02²) as
-/// MVSim's `OdometryNoise` does (there from an unseeded generator; here from `seed`).
-fn odometry_multipliers(given: &[Option<f64>; 3], seed: u64) -> [f64; 3] {
-    use rand::{RngExt, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    given.map(|g| {
-        // Box-Muller: both uniforms drawn whether or not the value is given, so one axis's
-        // setting does not change another's draw.
-        let (u1, u2) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
-        let normal = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        g.unwrap_or(1.0 + 0.02 * normal)
-    })
-}
-
-/// Adds to `odometry` the planar increment from `before` to `after`, scaled per axis (MVSim's
-/// `odometry_ += noise.actualDeltaToNoisyOdo(now - before)`).
-fn accumulate_odometry(odometry: &mut [f64; 3], before: &Pose3, after: &Pose3, k: [f64; 3]) {
-    let (s, c) = before.yaw.sin_cos();
-    let (dx, dy) = (after.x - before.x, after.y - before.y);
-    let local = [
-        c * dx + s * dy,
-        -s * dx + c * dy,
-        path::wrap(after.yaw - before.yaw),
-    ];
-    let step = [local[0] * k[0], local[1] * k[1], local[2] * k[2]];
-    let (s, c) = odometry[2].sin_cos();
-    odometry[0] += c * step[0] - s * step[1];
-    odometry[1] += s * step[0] + c * step[1];
-    odometry[2] = path::wrap(odometry[2] + step[2]);
-}
-
-/// What of a world's obstacles vehicles do not collide with yet, one line each.
-fn contact_notices(world: &World) -> Vec<String> {
-    use passerby_world::{WallSource, WorldElement};
-    let mut notices = Vec::new();
-    if (world.walls.iter()).any(|w| matches!(w.source, WallSource::Model(_))) {
-        notices.push("vehicles do not collide with walls built from model files yet".into());
-    }
-    if (world.elements.iter()).any(|e| matches!(e.element, WorldElement::ElevationMap(_))) {
-        notices.push(
-            "vehicles climb any step of an elevation map: steep terrain is not an obstacle yet"
-                .into(),
-        );
-    }
-    notices
-}
-
-/// Vehicles and blocks: keyframed and held ones are placed, the others moved by the physics
-/// (vehicles driven, dynamic blocks pushed); then vehicles that follow the ground take z,
-/// pitch and roll from it. `(dt, t)`: the step and the time it ends at.
-fn step_bodies(
-    vehicles: &mut [VehicleState],
-    blocks: &mut [BlockState],
-    physics: &mut Physics,
-    (dt, t): (f64, f64),
-    ground: &dyn Ground,
-) {
-    for (i, b) in blocks.iter_mut().enumerate() {
-        if let (Some(k), false) = (&b.keyframes, b.held) {
-            b.pose = keyframes::pose_at(&b.init_pose, k, t).unwrap_or(b.pose);
-        }
-        if b.held || b.keyframes.is_some() {
-            physics.set_block_pose(i, &b.pose);
-        }
-    }
-    // Odometry counts every move since the last step: driven, keyframed or set from outside.
-    let before: Vec<Pose3> = vehicles.iter().map(|v| v.pose).collect();
-    let mut driven = Vec::with_capacity(vehicles.len());
-    for (i, v) in vehicles.iter_mut().enumerate() {
-        if let (Some(k), false) = (&v.keyframes, v.held) {
-            v.pose = keyframes::pose_at(&v.init_pose, k, t).unwrap_or(v.pose);
-        }
-        let placed = v.held || v.keyframes.is_some();
-        if placed {
-            physics.set_pose(i, &v.pose);
-            physics.stop(i);
-        }
-        driven.push(!placed);
-    }
-    physics.step(dt, &driven);
-    for (i, b) in blocks.iter_mut().enumerate() {
-        if let (true, false, Some([x, y, yaw])) =
-            (physics.block_is_dynamic(i), b.held, physics.block_pose(i))
-        {
-            (b.pose.x, b.pose.y, b.pose.yaw) = (x, y, yaw);
-        }
-    }
-    for (i, v) in vehicles.iter_mut().enumerate() {
-        v.in_collision = physics.in_collision(i);
-        v.odometry_twist = physics.drive(i).odometry_twist();
-        if !driven[i] {
-            v.velocity = [0.0; 3];
-            accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);
-            continue;
-        }
-        let [x, y, yaw] = physics.pose(i);
-        (v.pose.x, v.pose.y, v.pose.yaw) = (x, y, yaw);
-        v.velocity = physics.velocity(i);
-        if v.follows_ground {
-            v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
-            physics.set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
-        }
-        accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);
-    }
 }

@@ -39,6 +39,11 @@ struct Body {
     velocity: Twist,
     /// The ground's slope under it, from the last step.
     slope: Slope,
+    /// Touching something, or within the collision threshold of it, after the last step.
+    in_collision: bool,
+    /// Fixed squares where the terrain rises too steeply at its outline (reused step to step,
+    /// disabled when not needed).
+    terrain_steps: Vec<ColliderHandle>,
 }
 
 /// A 2D outline of a block (or anything placed): a polygon (its convex hull is what collides,
@@ -102,6 +107,9 @@ impl std::fmt::Debug for Physics {
     }
 }
 
+/// Marks a vehicle's body (`user_data`: the tag and the vehicle's index).
+const VEHICLE_TAG: u128 = 1 << 127;
+
 /// Box2D's polygon skin, which MVSim keeps: contacts start 2.5 mm out.
 const SKIN: f64 = 2.5e-3;
 
@@ -142,6 +150,57 @@ fn rotate([x, y]: [f64; 2], angle: f64) -> [f64; 2] {
 }
 
 impl Physics {
+    /// Sets each vehicle's collision flag (MVSim's `isInCollision`): a vehicle is in collision
+    /// when one of its shapes is within the world's `collision_threshold` of another's, measured
+    /// now, less both contact skins (the distance rapier keeps with a contact may be an earlier
+    /// step's: it recycles contacts that moved little). Each pair the physics found near is
+    /// measured once.
+    fn update_collision_flags(&mut self) {
+        let colliders = &self.world.colliders;
+        let bodies = &self.world.bodies;
+        let vehicle_of = |c: &Collider| {
+            let data = bodies.get(c.parent()?)?.user_data;
+            (data & VEHICLE_TAG != 0).then_some((data & !VEHICLE_TAG) as usize)
+        };
+        let mut flags = vec![false; self.bodies.len()];
+        for pair in self.world.narrow_phase.contact_pairs() {
+            let (Some(a), Some(b)) = (colliders.get(pair.collider1), colliders.get(pair.collider2))
+            else {
+                continue;
+            };
+            let (va, vb) = (vehicle_of(a), vehicle_of(b));
+            let settled = |v: Option<usize>| v.is_none_or(|i| flags[i]);
+            if settled(va) && settled(vb) || !(a.is_enabled() && b.is_enabled()) {
+                continue;
+            }
+            if self.within_threshold(a, b, pair) {
+                for i in [va, vb].into_iter().flatten() {
+                    flags[i] = true;
+                }
+            }
+        }
+        for (b, flag) in self.bodies.iter_mut().zip(flags) {
+            b.in_collision = flag;
+        }
+    }
+
+    /// Whether two shapes are within the collision threshold, skins aside.
+    fn within_threshold(&self, a: &Collider, b: &Collider, pair: &ContactPair) -> bool {
+        let measured = (a.shape().is_convex() && b.shape().is_convex())
+            .then(|| {
+                let (p, q) = (a.position(), b.position());
+                rapier2d_f64::parry::query::distance(p, a.shape(), q, b.shape()).ok()
+            })
+            .flatten();
+        match measured {
+            Some(d) => d.distance - a.contact_skin() - b.contact_skin() < self.collision_threshold,
+            // Composite shapes (a grid's voxels) would be measured cell by cell: the contact's
+            // own distance instead.
+            None => (pair.manifolds().iter())
+                .any(|m| (m.points.iter()).any(|p| p.dist < self.collision_threshold)),
+        }
+    }
+
     /// The vehicles, blocks and walls of a world at their initial poses; `block_shapes` are
     /// the blocks' outlines in world order (`None`: intangible).
     pub fn new(world: &World, block_shapes: &[Option<Shape>]) -> Physics {
@@ -155,6 +214,12 @@ impl Physics {
             zones: FrictionZones::of(world),
         };
         physics.world.gravity = Vector::ZERO;
+        // Contacts are found this far apart: at least as far as the world's collision
+        // threshold reaches (MVSim measures that distance itself for every contact it has).
+        let reach = world.params.collision_threshold + 2.0 * SKIN;
+        let parameters = &mut physics.world.integration_parameters;
+        parameters.normalized_prediction_distance =
+            (parameters.normalized_prediction_distance).max(reach / parameters.length_unit);
         for v in &world.vehicles {
             physics.add_vehicle(v);
         }
@@ -203,6 +268,7 @@ impl Physics {
             .linear_damping(v.dynamics.chassis.linear_damping)
             .angular_damping(v.dynamics.chassis.angular_damping)
             .can_sleep(false)
+            .user_data(VEHICLE_TAG | self.bodies.len() as u128)
             .build();
         let handle = world.bodies.insert(body);
         let chassis = Shape::Polygon(chassis_outline(v)).collider();
@@ -236,6 +302,8 @@ impl Physics {
             drive: Drive::new(v),
             velocity: [0.0; 3],
             slope: Slope::default(),
+            terrain_steps: Vec::new(),
+            in_collision: false,
         };
         set_reference_velocity(&mut world.bodies, &mut body, v.common.init_vel, p.yaw);
         self.bodies.push(body);
@@ -494,14 +562,38 @@ impl Physics {
     /// Whether a vehicle touches something, or comes within the world's
     /// `collision_threshold` of it (MVSim's `isInCollision`), after the last step.
     pub fn in_collision(&self, vehicle: usize) -> bool {
-        let body = &self.world.bodies[self.bodies[vehicle].handle];
-        body.colliders().iter().any(|&c| {
-            (self.world.narrow_phase.contact_pairs_with(c)).any(|pair| {
-                pair.manifolds()
-                    .iter()
-                    .any(|m| (m.points.iter()).any(|p| p.dist < self.collision_threshold))
-            })
-        })
+        self.bodies[vehicle].in_collision
+    }
+
+    /// Places the terrain steps a vehicle's outline meets (MVSim's obstacles from steep
+    /// slopes): a fixed square of half-side `half` centred at each of `centres` (world frame),
+    /// for its next step. Those of the last step are removed.
+    pub fn set_terrain_steps(&mut self, vehicle: usize, centres: &[[f64; 2]], half: f64) {
+        let half = half.max(1e-3);
+        let pool = &mut self.bodies[vehicle].terrain_steps;
+        while pool.len() < centres.len() {
+            // MVSim's steps: Box2D's 1 mm skin, friction 0.5, restitution 0.1.
+            let square = ColliderBuilder::cuboid(half, half)
+                .friction(0.5)
+                .restitution(0.1)
+                .contact_skin(1e-3)
+                .enabled(false);
+            pool.push(self.world.colliders.insert(square));
+        }
+        for (k, &handle) in pool.iter().enumerate() {
+            let collider = &mut self.world.colliders[handle];
+            let Some(&centre) = centres.get(k) else {
+                if collider.is_enabled() {
+                    collider.set_enabled(false);
+                }
+                continue;
+            };
+            if collider.shape().as_cuboid().map(|c| c.half_extents.x) != Some(half) {
+                collider.set_shape(SharedShape::cuboid(half, half));
+            }
+            collider.set_translation(vector(centre));
+            collider.set_enabled(true);
+        }
     }
 
     /// Sets the slope a vehicle stands on (from the ground under its wheels), for its next
@@ -569,6 +661,7 @@ impl Physics {
             }
             b.drive.turn_wheels(dt);
         }
+        self.update_collision_flags();
     }
 }
 

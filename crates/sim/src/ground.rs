@@ -100,11 +100,33 @@ pub fn follow(ground: &dyn Ground, pose: &Pose3, previous_z: f64) -> Result<f64,
     }
 }
 
-/// A vehicle's pose set on the ground under its wheels (yaw and position in the plane kept).
-pub fn settle_vehicle(ground: &dyn Ground, wheels: &[Wheel], pose: &Pose3) -> Pose3 {
+/// A vehicle's pose set on the ground under its wheels (yaw and position in the plane kept),
+/// and the mean height of the ground under them (`None`: no ground under any).
+pub fn settle_vehicle(ground: &dyn Ground, wheels: &[Wheel], pose: &Pose3) -> (Pose3, Option<f64>) {
+    let contacts = wheel_contacts(ground, wheels, pose);
+    let mut settled = *pose;
+    if contacts.is_empty() {
+        return (settled, None);
+    }
+    let mean = contacts.iter().map(|c| c.2).sum::<f64>() / contacts.len() as f64;
+    if let (true, Some((h, a, b))) = (contacts.len() >= 3, fit_plane(&contacts)) {
+        // z = h + a·x + b·y in the level frame: climbing ahead pitches the nose up (negative
+        // pitch in MRPT's convention); the left side higher rolls positive.
+        settled.z = h;
+        settled.pitch = -a.atan();
+        settled.roll = (b * (-a).atan().cos()).atan();
+    } else {
+        settled.z = mean;
+        (settled.pitch, settled.roll) = (0.0, 0.0);
+    }
+    (settled, Some(mean))
+}
+
+/// Each wheel's contact: its (x, y) in the vehicle's level frame and the height of the ground
+/// under it (wheels with no ground under them are left out).
+fn wheel_contacts(ground: &dyn Ground, wheels: &[Wheel], pose: &Pose3) -> Vec<(f64, f64, f64)> {
     let (s, c) = pose.yaw.sin_cos();
-    // Contact points in the vehicle's level frame, with the ground height under each.
-    let contacts: Vec<(f64, f64, f64)> = wheels
+    wheels
         .iter()
         .filter_map(|w| {
             let (wx, wy) = (w.pose.x, w.pose.y);
@@ -114,22 +136,7 @@ pub fn settle_vehicle(ground: &dyn Ground, wheels: &[Wheel], pose: &Pose3) -> Po
                 .surface_below(x, y, top, PROBE_DEPTH)
                 .map(|z| (wx, wy, z))
         })
-        .collect();
-    let mut settled = *pose;
-    if contacts.is_empty() {
-        return settled;
-    }
-    if let (true, Some((h, a, b))) = (contacts.len() >= 3, fit_plane(&contacts)) {
-        // z = h + a·x + b·y in the level frame: climbing ahead pitches the nose up (negative
-        // pitch in MRPT's convention); the left side higher rolls positive.
-        settled.z = h;
-        settled.pitch = -a.atan();
-        settled.roll = (b * (-a).atan().cos()).atan();
-    } else {
-        settled.z = contacts.iter().map(|c| c.2).sum::<f64>() / contacts.len() as f64;
-        (settled.pitch, settled.roll) = (0.0, 0.0);
-    }
-    settled
+        .collect()
 }
 
 /// Least-squares plane `z = h + a·x + b·y` through points; `None` when they are collinear.

@@ -182,6 +182,8 @@ pub struct VehicleState {
     init_pose: Pose3,
     keyframes: Option<KeyframeAnimation>,
     wheels: Vec<Wheel>,
+    /// The mean height of the ground under its wheels when last settled on it.
+    wheels_ground: Option<f64>,
 }
 
 /// A block as it stands after the last step.
@@ -323,6 +325,7 @@ impl Simulation {
                     init_pose: v.common.init_pose,
                     keyframes: v.common.keyframes.clone(),
                     wheels: v.dynamics.wheels.clone(),
+                    wheels_ground: None,
                 }
             })
             .collect();
@@ -428,7 +431,7 @@ impl Simulation {
         for (i, v) in self.vehicles.iter_mut().enumerate() {
             if v.follows_ground && v.keyframes.is_none() && !v.held {
                 v.pose.z = ground::start_height(ground, &v.pose);
-                v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+                (v.pose, v.wheels_ground) = ground::settle_vehicle(ground, &v.wheels, &v.pose);
                 self.physics
                     .set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
             }
@@ -692,7 +695,7 @@ impl Simulation {
         };
         let ground: &dyn Ground = &with_floors;
         step_bodies(
-            &mut self.vehicles,
+            (&mut self.vehicles, &self.vehicle_footprints),
             &mut self.blocks,
             &mut self.physics,
             (dt, t),

@@ -5,9 +5,11 @@
 //! Owns: the step of vehicles and blocks between the simulation and its physics. Must not
 //! touch: actors, sensors, geometry beyond the ground.
 
+use crate::contacts::{Footprint, Shape};
 use crate::ground::{self, Ground};
 use crate::{BlockState, VehicleState, keyframes, path};
 use crate::{ObjectRef, SimError};
+use glam::DVec3;
 use passerby_dynamics::{Physics, Slope};
 use passerby_world::{Pose3, World};
 
@@ -47,25 +49,67 @@ fn accumulate_odometry(odometry: &mut [f64; 3], before: &Pose3, after: &Pose3, k
 
 /// What of a world's obstacles vehicles do not collide with yet, one line each.
 pub(crate) fn contact_notices(world: &World) -> Vec<String> {
-    use passerby_world::{WallSource, WorldElement};
+    use passerby_world::WallSource;
     let mut notices = Vec::new();
     if (world.walls.iter()).any(|w| matches!(w.source, WallSource::Model(_))) {
         notices.push("vehicles do not collide with walls built from model files yet".into());
     }
-    if (world.elements.iter()).any(|e| matches!(e.element, WorldElement::ElevationMap(_))) {
-        notices.push(
-            "vehicles climb any step of an elevation map: steep terrain is not an obstacle yet"
-                .into(),
-        );
-    }
     notices
+}
+
+/// Share of the first wheel's diameter a vehicle climbs in one step (MVSim's
+/// `maxWorkableStepHeight`).
+const CLIMBABLE_STEP: f64 = 0.55;
+
+/// Where the terrain at a vehicle's outline rises more than it can climb (MVSim's collisions
+/// due to steep slopes): each vertex of its outline, at 1.05 times its top and in its tilted
+/// frame, looks down for the ground; where that is more than [`CLIMBABLE_STEP`] of a wheel's
+/// diameter above the mean height under its wheels (when last settled), a square obstacle stands, its half side
+/// growing with speed (so a fast vehicle does not pass through), its centre snapped to a grid
+/// of that size ([`terrain_step_half_side`]). Returns the centres, world frame.
+fn terrain_steps(ground: &dyn Ground, v: &VehicleState, outline: &Footprint) -> Vec<[f64; 2]> {
+    let (Some(first), Some(mean)) = (v.wheels.first(), v.wheels_ground) else {
+        return Vec::new();
+    };
+    let half = terrain_step_half_side(v);
+    let height = 1.05 * outline.zmax;
+    let vertices: Vec<[f64; 2]> = match &outline.shape {
+        Shape::Polygon(pts) => pts.clone(),
+        // A round chassis: eight points of its rim.
+        Shape::Circle(r) => (0..8)
+            .map(|k| {
+                let (s, c) = (f64::from(k) * std::f64::consts::FRAC_PI_4).sin_cos();
+                [r * c, r * s]
+            })
+            .collect(),
+    };
+    let (rotation, origin) = (v.pose.rotation(), v.pose.translation());
+    let snap = |x: f64| (x / half).round() * half;
+    // Only ground higher than the vehicle climbs matters: the probe stops there (a short ray is
+    // a cheap one).
+    let highest_climbable = mean + CLIMBABLE_STEP * first.diameter;
+    vertices
+        .iter()
+        .filter_map(|&[x, y]| {
+            let p = origin + rotation * DVec3::new(x, y, height);
+            let depth = p.z - highest_climbable;
+            let z = ground.surface_below(p.x, p.y, p.z, depth.max(0.0))?;
+            (z > highest_climbable).then(|| [snap(p.x), snap(p.y)])
+        })
+        .collect()
+}
+
+/// The half side of a vehicle's terrain-step obstacles: 1 cm plus 7 cm per m/s (MVSim's).
+fn terrain_step_half_side(v: &VehicleState) -> f64 {
+    0.01 + 0.07 * v.velocity[0].hypot(v.velocity[1])
 }
 
 /// Vehicles and blocks: keyframed and held ones are placed, the others moved by the physics
 /// (vehicles driven, dynamic blocks pushed); then vehicles that follow the ground take z,
-/// pitch and roll from it. `(dt, t)`: the step and the time it ends at.
+/// pitch and roll from it; steep terrain at a vehicle's outline stops it. `(dt, t)`: the step
+/// and the time it ends at; `outlines`: the vehicles' chassis.
 pub(crate) fn step_bodies(
-    vehicles: &mut [VehicleState],
+    (vehicles, outlines): (&mut [VehicleState], &[Footprint]),
     blocks: &mut [BlockState],
     physics: &mut Physics,
     (dt, t): (f64, f64),
@@ -88,10 +132,16 @@ pub(crate) fn step_bodies(
         }
         let placed = v.held || v.keyframes.is_some();
         if placed {
+            v.wheels_ground = None;
             physics.set_pose(i, &v.pose);
             physics.stop(i);
         }
         driven.push(!placed);
+        let steps = match (placed, v.follows_ground) {
+            (false, true) => terrain_steps(ground, v, &outlines[i]),
+            _ => Vec::new(),
+        };
+        physics.set_terrain_steps(i, &steps, terrain_step_half_side(v));
     }
     physics.step(dt, &driven);
     for (i, b) in blocks.iter_mut().enumerate() {
@@ -113,7 +163,7 @@ pub(crate) fn step_bodies(
         (v.pose.x, v.pose.y, v.pose.yaw) = (x, y, yaw);
         v.velocity = physics.velocity(i);
         if v.follows_ground {
-            v.pose = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+            (v.pose, v.wheels_ground) = ground::settle_vehicle(ground, &v.wheels, &v.pose);
             physics.set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
         }
         accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);

@@ -304,3 +304,17 @@ fn two_simulations_of_one_world_move_bit_for_bit_alike() {
         assert_eq!(bits(&trailer.0), bits(&trailer.1), "at {} s", one.time());
     }
 }
+
+#[test]
+fn the_collision_flag_rises_within_the_worlds_collision_threshold() {
+    // The robot's nose (x = 0.6 ahead of it) 2.5 cm short of the wall's face (x = 2.95).
+    let near = robot("r1", 2.95 - 0.6 - 0.025, 0.0);
+    let flag = |threshold: &str| {
+        let mut sim = simulation(&format!("{threshold}{WALL_AT_3}{near}"));
+        sim.run_until(0.1);
+        sim.vehicles()[0].in_collision
+    };
+    assert!(flag(""), "MVSim's default threshold is 3 cm");
+    assert!(flag("<collision_threshold>0.05</collision_threshold>"));
+    assert!(!flag("<collision_threshold>0.02</collision_threshold>"));
+}

@@ -203,3 +203,62 @@ fn without_odometry_multipliers_each_vehicle_draws_its_own_from_the_seed() {
     let b = odometry_run(r#"<odometry yaw_multiplier="1"/>"#, 7).vehicles()[0].odometry_multipliers;
     assert_eq!([b[0], b[1], b[2]], [a[0], a[1], 1.0]);
 }
+
+/// A robot (wheels 0.2 m across: it climbs 0.11 m) driving +x at 0.5 m/s towards a terrain step
+/// of `rise` metres whose foot is at x = 2, for 8 s; whether it ever reported a collision.
+fn drive_at_step(rise: f64) -> (Simulation, bool) {
+    // MVSim's matrix: rows along +x, columns along +y.
+    let matrix = (0..60)
+        .map(|row| if row < 20 { ["0"; 15] } else { ["1"; 15] }.join(" "))
+        .collect::<Vec<_>>()
+        .join(";\n");
+    let xml = format!(
+        r#"<mvsim_world version="1.0">
+  <element class="elevation_map">
+    <resolution>0.1</resolution>
+    <elevation_data_matrix>[{matrix}]</elevation_data_matrix>
+    <elevation_data_matrix_scale>{rise}</elevation_data_matrix_scale>
+    <corner_min_x>0</corner_min_x>
+    <corner_min_y>-0.7</corner_min_y>
+  </element>
+  <vehicle name="r1">
+    <dynamics class="differential">
+      <chassis mass="15" zmin="0.05" zmax="0.3"/>
+      <l_wheel pos="0 0.25" mass="2" width="0.05" diameter="0.2"/>
+      <r_wheel pos="0 -0.25" mass="2" width="0.05" diameter="0.2"/>
+      <controller class="twist_pid"><KP>20</KP><KI>10</KI><max_torque>50</max_torque></controller>
+    </dynamics>
+    <init_pose>0.5 0 0</init_pose>
+  </vehicle>
+</mvsim_world>"#
+    );
+    let mut sim = simulation(xml, 0.005);
+    sim.set_twist("r1", [0.5, 0.0, 0.0]).unwrap();
+    let mut collided = false;
+    while sim.time() < 8.0 {
+        sim.step();
+        collided |= sim.vehicles()[0].in_collision;
+    }
+    (sim, collided)
+}
+
+#[test]
+fn a_terrain_step_higher_than_half_a_wheel_stops_a_robot() {
+    // The differential class's default outline reaches 0.6 m ahead of the axle: its nose
+    // stops where the ground under it has risen 0.11 m (x = 1.94), give or take the obstacle.
+    let (blocked, collided) = drive_at_step(0.3);
+    let p = blocked.pose("r1").unwrap();
+    assert!(
+        (p.x + 0.6 - 1.94).abs() < 0.1,
+        "drove onto a 0.3 m step: {p:?}"
+    );
+    assert!(p.z.abs() < 0.01 && collided, "{p:?}");
+    // A 5 cm step is climbed.
+    let (climbing, collided) = drive_at_step(0.05);
+    let climbed = climbing.pose("r1").unwrap();
+    assert!(
+        climbed.x > 3.5 && (climbed.z - 0.05).abs() < 0.01,
+        "{climbed:?}"
+    );
+    assert!(!collided);
+}

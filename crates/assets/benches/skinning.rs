@@ -93,6 +93,7 @@ fn synthetic_character() -> Model {
             channels,
         }],
         materials: vec![],
+        lines: vec![],
         warnings: vec![],
     }
 }

@@ -366,6 +366,7 @@ mod tests {
                 })
                 .collect(),
             materials: vec![],
+            lines: vec![],
             warnings: vec![],
         };
         let mut player = ClipPlayer::new(0.2);
@@ -420,6 +421,7 @@ mod tests {
             skins: vec![],
             clips: vec![],
             materials: vec![],
+            lines: vec![],
             warnings: vec![],
         };
         let clip = Clip {

@@ -18,7 +18,7 @@
 
 use crate::AssetError;
 use crate::dae_materials;
-use crate::dae_mesh::read_mesh;
+use crate::dae_mesh::{read_lines, read_mesh};
 use crate::dae_values::{floats, index_stride, url_id};
 use crate::model::*;
 use dae_parser::{
@@ -234,6 +234,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
     let (materials, material_ids) = dae_materials::read(doc, path, &mut warnings);
     let mut meshes = Vec::new();
     let mut skins = Vec::new();
+    let mut lines = Vec::new();
     let instances = b.instances.clone();
     for (node_index, node) in instances {
         for inst in &node.instance_geometry {
@@ -247,6 +248,13 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
             if let Some((mesh, groups, _)) = read_mesh(geometry, node_index).map_err(&invalid)? {
                 let bound = dae_materials::bindings(inst.data.bind_material.as_ref());
                 meshes.extend(dae_materials::split(mesh, &groups, &bound, &material_ids));
+            }
+            let segments = read_lines(geometry).map_err(&invalid)?;
+            if !segments.is_empty() {
+                lines.push(LineSet {
+                    node: node_index,
+                    segments,
+                });
             }
         }
         for inst in &node.instance_controller {
@@ -296,6 +304,7 @@ fn build(path: &Path, doc: &Document) -> Result<Model, AssetError> {
         skins,
         clips,
         materials,
+        lines,
         warnings,
     })
 }

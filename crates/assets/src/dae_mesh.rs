@@ -8,17 +8,8 @@ use dae_parser::{Geometry, GeometryElement, Primitive, Semantic, Source};
 use glam::Vec3;
 use std::collections::HashMap;
 
-/// One mesh from a `<geometry>`: control-point vertices and fan-triangulated polygons.
-/// With the mesh, its primitives' material symbols and triangle ranges, and per vertex its
-/// control point (`POSITION` entry). Without texture coordinates each control point is one
-/// vertex; with them, each distinct (control point, texture coordinate) pair is.
-pub fn read_mesh(
-    geometry: &Geometry,
-    node: usize,
-) -> Result<Option<(Mesh, MaterialGroups, Vec<u32>)>, String> {
-    let GeometryElement::Mesh(mesh) = &geometry.element else {
-        return Ok(None);
-    };
+/// A mesh's `POSITION` entries.
+fn positions(mesh: &dae_parser::Mesh) -> Result<Vec<Vec3>, String> {
     let sources: HashMap<&str, &Source> = mesh
         .sources
         .iter()
@@ -41,8 +32,63 @@ pub fn read_mesh(
             "POSITION accessor reads past its array ({count} x {stride})"
         ));
     }
-    let positions: Vec<Vec3> = (0..count)
+    Ok((0..count)
         .map(|i| Vec3::from_slice(&data[offset + i * stride..offset + i * stride + 3]))
+        .collect())
+}
+
+/// The line segments of a `<geometry>`'s `<lines>` (what MVSim reads walls from), in the
+/// geometry's frame. Triangles and polygons are not lines; `<linestrips>` never get here
+/// (`dae-parser` 0.11 spells them `line_strips` and rejects every strip of two or more points).
+pub fn read_lines(geometry: &Geometry) -> Result<Vec<[Vec3; 2]>, String> {
+    let GeometryElement::Mesh(mesh) = &geometry.element else {
+        return Ok(Vec::new());
+    };
+    let lines: Vec<(&dae_parser::InputList, &[u32])> = (mesh.elements.iter())
+        .filter_map(|prim| match prim {
+            Primitive::Lines(l) => Some((&l.inputs, l.data.prim.as_deref()?)),
+            _ => None,
+        })
+        .collect();
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let positions = positions(mesh)?;
+    let mut segments = Vec::new();
+    for (inputs, list) in lines {
+        let stride = index_stride(inputs);
+        let vertex_offset = (inputs.inputs.iter())
+            .find(|i| i.input.semantic == Semantic::Vertex)
+            .map_or(0, |i| i.offset as usize);
+        let points = (0..list.len() / stride)
+            .map(|k| {
+                let v = list[k * stride + vertex_offset] as usize;
+                positions.get(v).copied().ok_or_else(|| {
+                    format!("line vertex index {v} out of {} positions", positions.len())
+                })
+            })
+            .collect::<Result<Vec<Vec3>, String>>()?;
+        segments.extend(points.chunks_exact(2).map(|w| [w[0], w[1]]));
+    }
+    Ok(segments)
+}
+
+/// One mesh from a `<geometry>`: control-point vertices and fan-triangulated polygons.
+/// With the mesh, its primitives' material symbols and triangle ranges, and per vertex its
+/// control point (`POSITION` entry). Without texture coordinates each control point is one
+/// vertex; with them, each distinct (control point, texture coordinate) pair is.
+pub fn read_mesh(
+    geometry: &Geometry,
+    node: usize,
+) -> Result<Option<(Mesh, MaterialGroups, Vec<u32>)>, String> {
+    let GeometryElement::Mesh(mesh) = &geometry.element else {
+        return Ok(None);
+    };
+    let positions = positions(mesh)?;
+    let sources: HashMap<&str, &Source> = mesh
+        .sources
+        .iter()
+        .filter_map(|s| Some((s.id.as_deref()?, s)))
         .collect();
     let mut triangles = Vec::new();
     let mut groups: MaterialGroups = Vec::new();

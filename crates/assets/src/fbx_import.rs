@@ -122,6 +122,7 @@ fn build(path: &Path, scene: &ufbx::Scene) -> Result<Model, AssetError> {
         skins,
         clips,
         materials,
+        lines: Vec::new(),
         warnings,
     })
 }

@@ -310,6 +310,7 @@ fn build(
         skins,
         clips,
         materials,
+        lines: Vec::new(),
         warnings,
     })
 }

@@ -46,7 +46,7 @@ pub use describe::{bounds, describe, write_posed_mesh};
 pub use gltf_import::ALL_UNNAMED;
 pub use library::{LibraryError, ModelLibrary};
 pub use model::*;
-pub use skin::{Poser, merged_triangles, rest_vertices};
+pub use skin::{Poser, merged_triangles, rest_lines, rest_vertices};
 pub use uri::{Resolver, UriError};
 
 use std::path::{Path, PathBuf};

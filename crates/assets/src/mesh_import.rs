@@ -42,6 +42,7 @@ fn single_node_model(
         skins: Vec::new(),
         clips: Vec::new(),
         materials,
+        lines: Vec::new(),
         warnings,
     }
 }

@@ -122,6 +122,15 @@ impl Mesh {
     }
 }
 
+/// Line segments placed by a node.
+#[derive(Clone, Debug)]
+pub struct LineSet {
+    /// The node that places them.
+    pub node: usize,
+    /// End points in the node's frame.
+    pub segments: Vec<[Vec3; 2]>,
+}
+
 /// A skin: the joints that deform a mesh and their inverse bind matrices.
 #[derive(Clone, Debug)]
 pub struct Skin {
@@ -318,6 +327,9 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// Materials.
     pub materials: Vec<Material>,
+    /// Line segments (Collada `<lines>` and `<linestrips>`): not drawn, but what MVSim builds
+    /// `<walls>` from.
+    pub lines: Vec<LineSet>,
     /// Things fixed at import that the user may want to know (one line each).
     pub warnings: Vec<String>,
 }

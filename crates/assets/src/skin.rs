@@ -144,6 +144,29 @@ pub fn rest_vertices(model: &Model) -> Vec<Vec3> {
         .collect()
 }
 
+/// A model's line segments (see [`crate::LineSet`]) at its rest pose, in assimp's frame, as
+/// [`rest_vertices`] places its vertices.
+pub fn rest_lines(model: &Model) -> Vec<[Vec3; 2]> {
+    let mut poser = Poser::new();
+    poser.update(model, &crate::Pose::rest(model));
+    let to_assimp = model.frame.assimp_from_file;
+    let mut out = Vec::new();
+    for set in &model.lines {
+        let m = to_assimp
+            * poser
+                .model_from_node
+                .get(set.node)
+                .copied()
+                .unwrap_or(Mat4::IDENTITY);
+        out.extend(
+            set.segments
+                .iter()
+                .map(|s| s.map(|p| m.transform_point3(p))),
+        );
+    }
+    out
+}
+
 /// A model's triangles, all meshes in order, indexing [`rest_vertices`].
 pub fn merged_triangles(model: &Model) -> Vec<[u32; 3]> {
     let mut triangles = Vec::with_capacity(model.triangle_count());

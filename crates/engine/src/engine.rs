@@ -77,7 +77,14 @@ pub struct Engine {
 
 impl Engine {
     /// Sets `world` in motion over its built scene, its random draws seeded by `seed`.
-    pub fn new(world: World, built: BuiltScene, seed: u64) -> Result<Engine, EngineError> {
+    pub fn new(mut world: World, built: BuiltScene, seed: u64) -> Result<Engine, EngineError> {
+        // Walls read from model files: their segments, as the scene read them, for the
+        // simulation's contacts and the 2D lasers.
+        for (i, segments) in &built.model_walls {
+            if let Some(walls) = world.walls.get_mut(*i) {
+                walls.source = passerby_world::WallSource::Segments(segments.clone());
+            }
+        }
         let ground = SceneGround::new(&built, &world);
         let live = LiveScene::new(built, &world)?;
         let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;

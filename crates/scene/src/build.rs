@@ -560,7 +560,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         batch: StaticBatch::default(),
     };
     let sky = b.static_elements(world);
-    b.walls(world);
+    let model_walls = b.walls(world);
     b.fixed_blocks(world);
     b.batching = false;
     let batch = std::mem::take(&mut b.batch);
@@ -598,6 +598,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
     let outlines = b.visual_outlines(world);
     BuiltScene {
         outlines,
+        model_walls,
         height_surfaces,
         model_bvh_seconds: b.model_bvh_seconds,
         scene: b.scene,

@@ -192,6 +192,9 @@ pub struct BuiltScene {
     /// Outlines on the floor of blocks and chassis with `<shape_from_visual/>`, in their own
     /// frames, by object name: what their contacts use (the simulation takes them).
     pub outlines: Vec<(String, Vec<[f64; 2]>)>,
+    /// The line segments of `<walls>` read from model files, by index in the world's walls:
+    /// what the description takes in place of the file ([`passerby_world::WallSource`]).
+    pub model_walls: Vec<(usize, Vec<[[f64; 3]; 2]>)>,
 }
 
 impl BuiltScene {

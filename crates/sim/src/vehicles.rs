@@ -52,7 +52,10 @@ pub(crate) fn contact_notices(world: &World) -> Vec<String> {
     use passerby_world::WallSource;
     let mut notices = Vec::new();
     if (world.walls.iter()).any(|w| matches!(w.source, WallSource::Model(_))) {
-        notices.push("vehicles do not collide with walls built from model files yet".into());
+        notices.push(
+            "walls from model files are not read (the engine reads them): vehicles pass through"
+                .into(),
+        );
     }
     notices
 }

@@ -417,10 +417,40 @@ pub struct Walls {
 /// Where wall segments come from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum WallSource {
-    /// Edges of a DAE/OBJ model.
+    /// The line segments (Collada `<lines>`) of a model file, not read yet.
     Model(String),
     /// A polyline.
     Polyline(Vec<[f64; 2]>),
+    /// Separate segments: a model's lines once read (in the model's frame as assimp presents
+    /// it), put in place of [`WallSource::Model`] by whoever loads the model.
+    Segments(Vec<[[f64; 3]; 2]>),
+}
+
+impl Walls {
+    /// The wall segments on the floor, in the world frame: the polyline's (scaled) or the
+    /// model's, each end moved by `transformation` as MVSim does (only x and y kept). Empty
+    /// while the model is unread.
+    pub fn floor_segments(&self) -> Vec<[[f64; 2]; 2]> {
+        let m = &self.transformation;
+        let place = |[x, y, z]: [f64; 3]| {
+            let row = |r: &[f64; 4]| r[0] * x + r[1] * y + r[2] * z + r[3];
+            [row(&m[0]), row(&m[1])]
+        };
+        match &self.source {
+            WallSource::Model(_) => Vec::new(),
+            WallSource::Polyline(points) => points
+                .windows(2)
+                .map(|w| {
+                    let s = self.scale;
+                    [
+                        place([w[0][0] * s, w[0][1] * s, 0.0]),
+                        place([w[1][0] * s, w[1][1] * s, 0.0]),
+                    ]
+                })
+                .collect(),
+            WallSource::Segments(segments) => segments.iter().map(|s| s.map(place)).collect(),
+        }
+    }
 }
 
 #[cfg(test)]

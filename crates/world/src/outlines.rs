@@ -1,8 +1,9 @@
 //! The floor plans of a world's walls: `<walls>` polylines and vertical planes as thick
-//! segments, with doors cut out. Derived from the description alone (walls from model files need
-//! the model, and are not here). Used by the 2D laser's flat world and by vehicle contacts.
+//! segments, with doors cut out. Derived from the description alone (walls from a model file
+//! once its lines are in the description, [`crate::WallSource::Segments`]). Used by the 2D
+//! laser's flat world and by vehicle contacts.
 
-use crate::{Pose3, WallSource, World, WorldElement};
+use crate::{Pose3, World, WorldElement};
 
 /// One wall piece's outline on the floor: four corners, counter-clockwise, in the world frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,20 +38,16 @@ fn place(pose: &Pose3, [x, y]: [f64; 2]) -> [f64; 2] {
     [pose.x + c * x - s * y, pose.y + s * x + c * y]
 }
 
-/// Every wall piece that stands on the floor: `<walls>` polylines (scaled) and vertical planes
+/// Every wall piece that stands on the floor: `<walls>` segments and vertical planes
 /// below their doors (a window leaves the wall below it standing).
 pub fn wall_outlines(world: &World) -> Vec<WallOutline> {
     let mut out = Vec::new();
     for (i, w) in world.walls.iter().enumerate() {
-        if let WallSource::Polyline(points) = &w.source {
-            for seg in points.windows(2) {
-                let a = [seg[0][0] * w.scale, seg[0][1] * w.scale];
-                let b = [seg[1][0] * w.scale, seg[1][1] * w.scale];
-                out.push(WallOutline {
-                    corners: thick_segment(a, b, w.thickness),
-                    name: format!("walls{}", i + 1),
-                });
-            }
+        for [a, b] in w.floor_segments() {
+            out.push(WallOutline {
+                corners: thick_segment(a, b, w.thickness),
+                name: format!("walls{}", i + 1),
+            });
         }
     }
     for (i, e) in world.elements.iter().enumerate() {

@@ -94,28 +94,46 @@ impl Builder<'_> {
         sky
     }
 
-    /// `<walls>` polylines, into the static batch.
-    pub(super) fn walls(&mut self, world: &World) {
+    /// `<walls>` segments, into the static batch; a model's are its line segments (MVSim's
+    /// walls from a model file). Returns, per `<walls>` read from a model (its index), the
+    /// segments read, for the description ([`passerby_world::WallSource::Segments`]).
+    pub(super) fn walls(&mut self, world: &World) -> Vec<(usize, Vec<[[f64; 3]; 2]>)> {
+        let mut read = Vec::new();
         for (i, walls) in world.walls.iter().enumerate() {
             let name = format!("walls{}", i + 1);
-            match &walls.source {
-                WallSource::Polyline(points) => {
-                    let s = walls.scale as f32;
-                    for seg in points.windows(2) {
-                        let a = Vec3::new(seg[0][0] as f32 * s, seg[0][1] as f32 * s, 0.0);
-                        let c = Vec3::new(seg[1][0] as f32 * s, seg[1][1] as f32 * s, 0.0);
-                        self.add(
-                            wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
-                            walls.color,
-                            Affine3A::IDENTITY,
-                            &name,
-                            "wall",
-                        );
+            let mut walls = walls.clone();
+            if let WallSource::Model(uri) = &walls.source {
+                let (result, _) = self.library.get(uri, &self.base);
+                let segments: Vec<[[f64; 3]; 2]> = match result {
+                    Ok(model) => (passerby_assets::rest_lines(&model).iter())
+                        .map(|s| s.map(|p| p.as_dvec3().to_array()))
+                        .collect(),
+                    Err(e) => {
+                        self.warn(format!("walls model `{uri}` not available ({e}): no walls"));
+                        continue;
                     }
+                };
+                if segments.is_empty() {
+                    self.warn(format!(
+                        "walls model `{uri}` has no line segments (Collada `<lines>`): no walls"
+                    ));
                 }
-                WallSource::Model(_) => self.warn("walls from models are not built yet".into()),
+                walls.source = WallSource::Segments(segments.clone());
+                read.push((i, segments));
+            }
+            for [a, c] in walls.floor_segments() {
+                let a = Vec3::new(a[0] as f32, a[1] as f32, 0.0);
+                let c = Vec3::new(c[0] as f32, c[1] as f32, 0.0);
+                self.add(
+                    wall_box(a, c, 0.0, walls.height as f32, walls.thickness as f32),
+                    walls.color,
+                    Affine3A::IDENTITY,
+                    &name,
+                    "wall",
+                );
             }
         }
+        read
     }
 
     /// Blocks that never move, into the static batch.

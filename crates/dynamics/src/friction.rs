@@ -106,6 +106,18 @@ impl FrictionModel {
     /// The ground's force on the chassis at this wheel, in the vehicle frame (N), updating the
     /// wheel's spin `w` (rad/s).
     pub fn evaluate(&self, input: &FrictionInput, wheel: &WheelContact, w: &mut f64) -> [f64; 2] {
+        self.evaluate_traced(input, wheel, w, None)
+    }
+
+    /// [`FrictionModel::evaluate`], also writing to `trace` the model's own columns of MVSim's
+    /// wheel log, by MVSim's names.
+    pub fn evaluate_traced(
+        &self,
+        input: &FrictionInput,
+        wheel: &WheelContact,
+        w: &mut f64,
+        trace: Option<&mut Vec<(&'static str, f64)>>,
+    ) -> [f64; 2] {
         let (s, c) = wheel.yaw.sin_cos();
         let to_wheel = |v: [f64; 2]| [c * v[0] + s * v[1], -s * v[0] + c * v[1]];
         let vel = to_wheel(input.velocity);
@@ -125,13 +137,15 @@ impl FrictionModel {
             } => (c_damping, input.c_rr.unwrap_or(c_rr)),
         };
         // The lateral and longitudinal bounds on the contact force.
-        let (max_lateral, max_longitudinal) = match *self {
+        let (max_lateral, max_longitudinal, slip) = match *self {
             FrictionModel::Default { mu, .. } | FrictionModel::WardIagnemma { mu, .. } => {
                 let max = input.mu.unwrap_or(mu) * normal;
-                (max, max)
+                (max, max, None)
             }
             FrictionModel::Ellipse { .. } => {
-                self.ellipse_limits(vel, wheel.yaw, *w, radius, normal)
+                let (lateral, longitudinal, slip) =
+                    self.ellipse_limits(vel, wheel.yaw, *w, radius, normal);
+                (lateral, longitudinal, Some(slip))
             }
         };
         let lateral =
@@ -158,6 +172,35 @@ impl FrictionModel {
         // Gravity's pull along the wheel takes what capacity the contact has left.
         let remaining = max_longitudinal - longitudinal.abs();
         longitudinal -= slope[0].clamp(-remaining, remaining);
+        if let Some(trace) = trace {
+            trace.extend([
+                ("actual_wheel_alpha", actual_alpha),
+                ("motor_torque", input.motor_torque),
+                ("wheel_long_friction", longitudinal),
+            ]);
+            match (self, slip) {
+                (FrictionModel::Default { .. }, _) => trace.extend([
+                    ("desired_wheel_alpha", desired_alpha),
+                    ("desired_wheel_w_impulse", desired_alpha * input.dt),
+                    ("F_friction_lon", longitudinal),
+                    ("wheel_lateral_friction", lateral),
+                ]),
+                (FrictionModel::WardIagnemma { .. }, _) => trace.extend([
+                    ("F_rr", terrain_drag),
+                    ("desired_wheel_alpha", desired_alpha),
+                ]),
+                (FrictionModel::Ellipse { .. }, Some([angle, ratio, ground_speed])) => trace
+                    .extend([
+                        ("wheel_lateral_friction", lateral),
+                        ("slip_angle", angle),
+                        ("slip_ratio", ratio),
+                        ("wheel_ground_point_vel", ground_speed),
+                        ("vel_w_x", vel[0]),
+                        ("vel_w_y", vel[1]),
+                    ]),
+                _ => {}
+            }
+        }
         *w += actual_alpha * input.dt;
         [
             c * longitudinal - s * lateral,
@@ -165,9 +208,9 @@ impl FrictionModel {
         ]
     }
 
-    /// The ellipse model's (lateral, longitudinal) force bounds. MVSim clamps by the signed
-    /// products, which for a negative slip makes the lower bound exceed the upper; here the
-    /// bounds are their magnitudes.
+    /// The ellipse model's (lateral, longitudinal) force bounds, and its slip angle, slip ratio
+    /// and the wheel's rim speed. MVSim clamps by the signed products, which for a negative slip
+    /// makes the lower bound exceed the upper; here the bounds are their magnitudes.
     fn ellipse_limits(
         &self,
         vel: [f64; 2],
@@ -175,7 +218,7 @@ impl FrictionModel {
         w: f64,
         radius: f64,
         normal: f64,
-    ) -> (f64, f64) {
+    ) -> (f64, f64, [f64; 3]) {
         let FrictionModel::Ellipse {
             c_alpha,
             c_s,
@@ -186,7 +229,7 @@ impl FrictionModel {
             ..
         } = *self
         else {
-            return (0.0, 0.0);
+            return (0.0, 0.0, [0.0; 3]);
         };
         let heading = if vel[1].abs() > 1e-3 || vel[0].abs() > 1e-3 {
             vel[1].atan2(vel[0])
@@ -209,7 +252,11 @@ impl FrictionModel {
             * c_alpha
             * saturate(slip_angle, alpha_s)
             * root(1.0 - c_alpha_s * (saturate(slip_ratio, ratio_s) / ratio_s).powi(2));
-        (lateral.abs(), longitudinal.abs())
+        (
+            lateral.abs(),
+            longitudinal.abs(),
+            [slip_angle, slip_ratio, ground_speed],
+        )
     }
 }
 

@@ -30,6 +30,9 @@ pub struct WheelState {
     pub spin: f64,
     /// Rotation about the axle, radians.
     pub angle: f64,
+    /// MVSim's wheel log of the last step, column by column (MVSim's names), when the drive
+    /// traces ([`Drive::trace_wheels`]); empty otherwise.
+    pub trace: Vec<(&'static str, f64)>,
 }
 
 /// Friction overrides on the floor: the world's `property_region`s named `friction_mu` and
@@ -117,6 +120,8 @@ pub struct Drive {
     chassis_mass: f64,
     /// Friction force of each wheel in the last step, in the vehicle frame, N.
     pub wheel_forces: Vec<[f64; 2]>,
+    /// Whether each step writes its wheels' [`WheelState::trace`] (MVSim's wheel logs).
+    pub trace_wheels: bool,
 }
 
 /// MVSim's default chassis outlines (`VehicleDifferential.cpp`, `VehicleAckermann.cpp`).
@@ -165,6 +170,7 @@ impl Drive {
                     .max(1e-9),
                 spin: 0.0,
                 angle: 0.0,
+                trace: Vec::new(),
             })
             .collect();
         let wheel = |i: usize| wheels.get(i).map_or([0.0, 0.0], |w| [w.x, w.y]);
@@ -201,6 +207,7 @@ impl Drive {
             geometry,
             chassis_mass: d.chassis.mass,
             wheel_forces: vec![[0.0; 2]; wheels.len()],
+            trace_wheels: false,
             wheels,
         }
     }
@@ -303,7 +310,24 @@ impl Drive {
                 diameter: wheel.diameter,
                 iyy: wheel.iyy,
             };
-            let force = self.friction.evaluate(&input, &contact, &mut wheel.spin);
+            let mut trace = std::mem::take(&mut wheel.trace);
+            trace.clear();
+            let traced = self.trace_wheels.then_some(&mut trace);
+            let force = (self.friction).evaluate_traced(&input, &contact, &mut wheel.spin, traced);
+            if self.trace_wheels {
+                // The columns MVSim's vehicle adds to its friction model's.
+                trace.extend([
+                    ("wheel_pos_x", wheel.x),
+                    ("wheel_pos_y", wheel.y),
+                    ("torque", input.motor_torque),
+                    ("force_z", input.load),
+                    ("velocity_x", input.velocity[0]),
+                    ("velocity_y", input.velocity[1]),
+                    ("friction_x", force[0]),
+                    ("friction_y", force[1]),
+                ]);
+            }
+            wheel.trace = trace;
             self.wheel_forces[i] = force;
             let total = [force[0] + slope_force[0], force[1] + slope_force[1]];
             forces.push((total, [wheel.x, wheel.y]));

@@ -12,6 +12,7 @@
 //! simulation would not know of it.
 
 use passerby_assets::ModelLibrary;
+use passerby_record::vehicle_logs::VehicleLogs;
 use passerby_record::{Sink, SinkError, Snapshot};
 use passerby_scene::{BuiltScene, LiveError, LiveScene, SceneGround};
 use passerby_sensors::camera::Visibility;
@@ -89,6 +90,11 @@ impl Engine {
         let live = LiveScene::new(built, &world)?;
         let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;
         let rig = Rig::new(&world, seed);
+        // The world's own CSV logs (`<auto_start_recording>`), as MVSim writes them.
+        let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+        if let Some(logs) = VehicleLogs::create(&world).map_err(EngineError::Sink)? {
+            sinks.push(Box::new(logs));
+        }
         Ok(Engine {
             world,
             seed,
@@ -99,7 +105,7 @@ impl Engine {
             camera_visibility: None,
             times: StageTimes::default(),
             ahead: Some(ahead),
-            sinks: Vec::new(),
+            sinks,
             last: Arc::new(Vec::new()),
             skeletons: Vec::new(),
         })
@@ -134,6 +140,10 @@ impl Engine {
         for (name, outline) in outlines {
             sim.set_outline(name, outline)?;
             ahead.set_outline(name, outline)?;
+        }
+        for i in VehicleLogs::wanted(world) {
+            sim.trace_wheels(i);
+            ahead.trace_wheels(i);
         }
         Ok((sim, ahead))
     }

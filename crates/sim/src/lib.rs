@@ -173,6 +173,9 @@ pub struct VehicleState {
     /// The multipliers of x, y and yaw increments (`<odometry>`, or drawn per vehicle from
     /// N(1, 0.02²) like MVSim, from the run's seed).
     pub odometry_multipliers: [f64; 3],
+    /// Per wheel, MVSim's wheel log of the last step (column name, value), when its wheels
+    /// are traced ([`Simulation::trace_wheels`]); empty otherwise.
+    pub wheel_logs: Vec<Vec<(&'static str, f64)>>,
     /// Whether an external source holds its pose.
     pub held: bool,
     /// Whether it takes z, pitch and roll from the ground under its wheels.
@@ -326,6 +329,7 @@ impl Simulation {
                     keyframes: v.common.keyframes.clone(),
                     wheels: v.dynamics.wheels.clone(),
                     wheels_ground: None,
+                    wheel_logs: Vec::new(),
                 }
             })
             .collect();

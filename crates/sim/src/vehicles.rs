@@ -156,7 +156,14 @@ pub(crate) fn step_bodies(
     }
     for (i, v) in vehicles.iter_mut().enumerate() {
         v.in_collision = physics.in_collision(i);
-        v.odometry_twist = physics.drive(i).odometry_twist();
+        let drive = physics.drive(i);
+        v.odometry_twist = drive.odometry_twist();
+        if drive.trace_wheels {
+            v.wheel_logs.resize(drive.wheels.len(), Vec::new());
+            for (log, wheel) in v.wheel_logs.iter_mut().zip(&drive.wheels) {
+                log.clone_from(&wheel.trace);
+            }
+        }
         if !driven[i] {
             v.velocity = [0.0; 3];
             accumulate_odometry(&mut v.odometry, &before[i], &v.pose, v.odometry_multipliers);
@@ -210,6 +217,14 @@ impl crate::Simulation {
                  outline collides instead"
             )
         })
+    }
+
+    /// Makes each step keep a vehicle's wheel logs ([`VehicleState::wheel_logs`]: MVSim's
+    /// per-wheel CSV columns) from the next step on.
+    pub fn trace_wheels(&mut self, vehicle: usize) {
+        if vehicle < self.physics.len() {
+            self.physics.drive_mut(vehicle).trace_wheels = true;
+        }
     }
 
     /// A vehicle's drive: its wheels (spin, steering) and controller.

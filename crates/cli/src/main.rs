@@ -61,6 +61,10 @@ pub struct GlobalArgs {
     /// Let `$(cmd)` in world files run shell commands (off: a world must not run programs).
     #[arg(long, global = true)]
     pub allow_shell: bool,
+    /// Set a world variable: what `${NAME}` and `${NAME|default}` stand for, over the world's
+    /// own `<variable name="NAME">` (repeatable), so one world file is a family of scenarios.
+    #[arg(long = "var", global = true, value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
     /// Multiply every input limit (sensor sizes and rates, recorded bytes per second, includes;
     /// docs/limits.md) by this factor, for worlds that really mean it.
     #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR")]
@@ -71,6 +75,20 @@ pub struct GlobalArgs {
     /// Less output: errors only.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+}
+
+/// `NAME=VALUE` of `--var`: a name of letters, digits and `_` (MVSim's), any value.
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(format!(
+            "`{name}`: a variable name is letters, digits and `_`"
+        ));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 /// `--mavs-ypr`.

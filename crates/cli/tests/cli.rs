@@ -662,3 +662,39 @@ fn transform_sets_address_wheels_by_name_or_index_and_refuse_unknown_parts() {
         assert!(stderr.contains(expected), "{expected}\n{stderr}");
     }
 }
+
+#[test]
+fn var_sets_world_variables_and_refuses_bad_names() {
+    let world = "../shared/worlds/mvsim/mvsim_tutorial/demo_many_robots.world.xml";
+    // The world's <variable name="ROBOTS_SPREAD_X"> is overridden: a value that is not a
+    // number now fails where an expression uses it (as MVSim's ExprTk does); a name the world
+    // never uses is warned of.
+    let out = passerby(&["check", world, "--var", "ROBOTS_SPREAD_X=wide"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("unknown variable `ROBOTS_SPREAD_X`"),
+        "{stderr}"
+    );
+    let out = passerby(&[
+        "check",
+        world,
+        "--var",
+        "ROBOTS_SPREAD_X=4",
+        "--var",
+        "SPRAED=1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("variable `SPRAED` (set with --var) is not used"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = passerby(&["check", world, "--var", "two words=1"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("a variable name is letters, digits and `_`"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -113,6 +113,11 @@ impl SourceMap {
         FileId(self.files.len() as u32 - 1)
     }
 
+    /// Every file loaded, in loading order.
+    pub fn files(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter()
+    }
+
     /// The file with this id.
     ///
     /// # Panics
@@ -196,6 +201,16 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             span: Some(span),
+            message: message.into(),
+            notes: vec![],
+        }
+    }
+
+    /// A warning that concerns no position (e.g. about an option given on the command line).
+    pub fn warning_without_span(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            span: None,
             message: message.into(),
             notes: vec![],
         }

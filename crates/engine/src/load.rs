@@ -32,6 +32,8 @@ pub struct InputOptions {
     pub mavs_ypr: YprConvention,
     /// A MAVS actor file to add to a scene.
     pub mavs_actors: Option<PathBuf>,
+    /// MVSim world variables set from outside (`--var NAME=VALUE`), over the world's own.
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for InputOptions {
@@ -45,6 +47,7 @@ impl Default for InputOptions {
             mavs_data: None,
             mavs_ypr: YprConvention::Current,
             mavs_actors: None,
+            variables: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -55,6 +58,7 @@ impl InputOptions {
             seed: self.seed,
             allow_shell: self.allow_shell,
             limits: Limits::scaled(self.limits_scale),
+            variables: self.variables.clone(),
             ..passerby_mvsim::LoadOptions::default()
         };
         if let Some(dir) = &self.mvsim_data {
@@ -76,6 +80,11 @@ pub fn load_world(path: &Path, options: &InputOptions) -> Loaded {
         Some(r) => (r.value, r.sources, r.diagnostics),
         None => (Some(World::default()), SourceMap::new(), Vec::new()),
     };
+    if options.rig.is_none() && !options.variables.is_empty() {
+        diagnostics.push(passerby_diag::Diagnostic::warning_without_span(
+            "--var sets MVSim world variables: a MAVS scene has none (its --rig world would)",
+        ));
+    }
     let Some(rig) = rig_world else {
         return Loaded {
             value: None,

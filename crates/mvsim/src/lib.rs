@@ -66,6 +66,9 @@ pub struct LoadOptions {
     pub environment: Environment,
     /// Sensor sizes and rates, includes: what a world may ask for (docs/limits.md).
     pub limits: passerby_world::budget::Limits,
+    /// World variables set from outside (`--var NAME=VALUE`): they stand from the start and
+    /// win over the world's own `<variable>`s of the same name.
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for LoadOptions {
@@ -75,6 +78,7 @@ impl Default for LoadOptions {
             mvsim_data: bundled_mvsim_data(),
             allow_shell: false,
             environment: Environment::Process,
+            variables: std::collections::BTreeMap::new(),
             limits: passerby_world::budget::Limits::default(),
         }
     }

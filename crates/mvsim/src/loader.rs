@@ -103,7 +103,7 @@ impl<'o> Loader<'o> {
             sources: SourceMap::new(),
             diags: Diagnostics::new(),
             rng: ExprRng::new(opts.seed),
-            vars: BTreeMap::new(),
+            vars: opts.variables.clone(),
             object_vars: BTreeMap::new(),
             expansion: Expansion::default(),
             world_bytes_per_second: 0.0,
@@ -177,6 +177,24 @@ impl<'o> Loader<'o> {
         }
         self.world_nodes(&root.children);
         self.world.variables = self.vars.clone();
+        self.unused_outside_variables();
+    }
+
+    /// Warns of each variable set from outside that no loaded file mentions (`${NAME`, or a
+    /// `<variable>` of that name): most likely a misspelt name.
+    fn unused_outside_variables(&mut self) {
+        for name in self.opts.variables.keys() {
+            let mentioned = self.sources.files().any(|f| {
+                f.text.contains(&format!("${{{name}}}"))
+                    || f.text.contains(&format!("${{{name}|"))
+                    || f.text.contains(&format!("\"{name}\""))
+            });
+            if !mentioned {
+                self.diags.push(Diagnostic::warning_without_span(format!(
+                    "variable `{name}` (set with --var) is not used by the world's files"
+                )));
+            }
+        }
     }
 
     /// Dispatches the children of `<mvsim_world>` (or of a `<for>`, `<if>`, included file).
@@ -331,7 +349,10 @@ impl<'o> Loader<'o> {
                 );
                 return;
             }
-            self.vars.insert(name, value);
+            // A value set from outside (`--var`) wins over the world's own.
+            if !self.opts.variables.contains_key(&name) {
+                self.vars.insert(name, value);
+            }
         }
     }
 

@@ -487,3 +487,47 @@ fn occupancy_grids_from_images_and_ros_map_yaml() {
     );
     assert_diag(&loaded, "main.world.xml:1:52: error: <file>: the map image");
 }
+
+/// Loads a world body with variables set from outside (`--var`).
+fn load_with_vars(body: &str, vars: &[(&str, &str)]) -> passerby_mvsim::Loaded {
+    let text = format!("<mvsim_world version=\"1.0\">\n{body}\n</mvsim_world>\n");
+    let mut opts = options(&[]);
+    opts.variables = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    passerby_mvsim::load_world_str(std::path::Path::new("/virtual/w.xml"), text, &opts)
+}
+
+#[test]
+fn variables_set_from_outside_win_over_the_worlds_own_and_fill_defaults() {
+    let body = format!(
+        r#"<variable name="COUNT" value="2"/>
+           <for var="i" from="1" to="${{COUNT}}">
+             <block name="b${{i}}"><init_pose>${{SPACING|1.0}} 0 0</init_pose>{BOX}</block>
+           </for>"#
+    );
+    // As written: two blocks at x = 1.
+    let w = world(load_with_vars(&body, &[]));
+    assert_eq!(block_names(&w), ["b1", "b2"]);
+    // From outside: four, at x = 2.5 (a default filled, a <variable> overridden).
+    let w = world(load_with_vars(&body, &[("COUNT", "4"), ("SPACING", "2.5")]));
+    assert_eq!(block_names(&w), ["b1", "b2", "b3", "b4"]);
+    assert!(w.blocks.iter().all(|b| b.common.init_pose.x == 2.5));
+    assert_eq!(w.variables["COUNT"], "4");
+}
+
+#[test]
+fn a_variable_set_from_outside_that_the_world_never_names_is_warned_of() {
+    let loaded = load_with_vars(
+        r#"<variable name="COUNT" value="2"/>"#,
+        &[("COUNT", "3"), ("CUONT", "3")],
+    );
+    let all = headlines(&loaded);
+    assert!(
+        all.iter()
+            .any(|h| h.contains("`CUONT` (set with --var) is not used")),
+        "{all:?}"
+    );
+    assert!(!all.iter().any(|h| h.contains("`COUNT`")), "{all:?}");
+}

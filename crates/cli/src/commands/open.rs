@@ -21,6 +21,7 @@ pub fn input_options(global: &GlobalArgs) -> InputOptions {
             crate::MavsYpr::Legacy => YprConvention::Legacy,
         },
         mavs_actors: global.mavs_actors.clone(),
+        variables: global.vars.iter().cloned().collect(),
     }
 }
 

@@ -10,7 +10,7 @@ use crate::ros::header;
 use passerby_sensors::gnss::GnssFix;
 use passerby_sensors::imu::ImuSample;
 use passerby_sensors::laser::LaserScan;
-use passerby_sensors::lidar::PointCloud;
+use passerby_sensors::lidar::{LidarPoint, PointCloud};
 
 /// PointCloud2 field datatypes.
 pub(crate) const UINT16: u8 = 4;
@@ -41,18 +41,20 @@ pub fn point_cloud(cloud: &PointCloud, nanos: u64, frame: &str) -> Vec<u8> {
         &POINT_FIELDS,
         POINT_STEP,
         points.len(),
-        |k, r| {
-            let p = &points[k];
-            r[0..4].copy_from_slice(&p.position[0].to_le_bytes());
-            r[4..8].copy_from_slice(&p.position[1].to_le_bytes());
-            r[8..12].copy_from_slice(&p.position[2].to_le_bytes());
-            r[12..16].copy_from_slice(&p.intensity.to_le_bytes());
-            r[16..18].copy_from_slice(&p.ring.to_le_bytes());
-            r[18..20].copy_from_slice(&p.label.to_le_bytes());
-            r[20..24].copy_from_slice(&p.time.to_le_bytes());
-            r[24..28].copy_from_slice(&p.instance.to_le_bytes());
-        },
+        |k, r| point_record(&points[k], r),
     )
+}
+
+/// One lidar point as the recording lays it out ([`POINT_FIELDS`], [`POINT_STEP`] bytes).
+pub fn point_record(p: &LidarPoint, r: &mut [u8]) {
+    r[0..4].copy_from_slice(&p.position[0].to_le_bytes());
+    r[4..8].copy_from_slice(&p.position[1].to_le_bytes());
+    r[8..12].copy_from_slice(&p.position[2].to_le_bytes());
+    r[12..16].copy_from_slice(&p.intensity.to_le_bytes());
+    r[16..18].copy_from_slice(&p.ring.to_le_bytes());
+    r[18..20].copy_from_slice(&p.label.to_le_bytes());
+    r[20..24].copy_from_slice(&p.time.to_le_bytes());
+    r[24..28].copy_from_slice(&p.instance.to_le_bytes());
 }
 
 /// An unorganised (height 1) little-endian `PointCloud2` of `count` points of `step` bytes

@@ -1,0 +1,75 @@
+"""Passerby, a headless robot-sensor simulator: MVSim worlds and MAVS scenes, lidars, lasers,
+cameras, RGB-D cameras, IMU and GNSS with ground-truth labels, bit-identical for a seed at any
+thread count."""
+
+from typing import Any, Optional
+
+class WorldError(Exception):
+    """A world that cannot be loaded: the message lists each error at its file:line:column,
+    with the offending source line."""
+
+class Simulation:
+    """A running world. Use it as a context manager so that a recording is finished (its
+    summary and index written) when the block ends."""
+
+    def __init__(
+        self,
+        world: str,
+        *,
+        seed: int = 0,
+        threads: Optional[int] = None,
+        variables: Optional[dict[str, str]] = None,
+        record: Optional[str] = None,
+        asset_cache: Optional[str] = None,
+        offline: bool = True,
+    ) -> None:
+        """Loads `world` (MVSim `.world.xml` or MAVS `.json`) and builds its scene.
+
+        seed: seeds the world's random values and every sensor's noise.
+        threads: worker threads (default: all cores); any count gives the same output.
+        variables: MVSim world variables (what `--var NAME=VALUE` sets).
+        record: also record the run to this MCAP file (ROS 2 messages).
+        asset_cache, offline: where remote models come from; offline never downloads.
+
+        Raises WorldError with positions when the world has errors."""
+
+    @property
+    def time(self) -> float:
+        """Simulated seconds so far."""
+
+    def step(self) -> list[dict[str, Any]]:
+        """Advances one step (the GIL released) and returns the observations it completed.
+
+        Every observation has `kind`, `sensor` ("vehicle/name") and `stamp` (seconds), and:
+        - "point_cloud": `points`, a structured array with the recording's PointCloud2 fields
+          (x, y, z, intensity float32; ring uint16; time float32; instance uint32; label
+          uint16; 28 bytes a point) and `range_image` (rings x columns float32, NaN: no
+          return);
+        - "laser_scan": `ranges` (float32, inf: no return), `angle_min`, `angle_max`,
+          `angle_increment`, `range_max`;
+        - "camera": `rgb` (H x W x 3 uint8), `depth` (H x W float32 metres), `instance`
+          (H x W int32), `label` (H x W uint16);
+        - "rgbd": the camera's arrays for its colour image and `depth_image` (H x W uint16 in
+          `depth_units` metres);
+        - "imu": `angular_velocity`, `linear_acceleration`, `orientation` (or None);
+        - "gnss": `latitude_deg`, `longitude_deg`, `altitude`, `position_variance`."""
+
+    def run(self, duration: float) -> int:
+        """Steps until `duration` more simulated seconds have passed (observations are
+        recorded, not returned); returns the number of steps."""
+
+    def set_command(self, vehicle: str, vx: float, vy: float = 0.0, omega: float = 0.0) -> None:
+        """Sets a vehicle's velocity command (m/s forward and left, rad/s), as `cmd_vel`."""
+
+    def vehicles(self) -> list[dict[str, Any]]:
+        """Each vehicle: `name`, `pose` (x, y, z, yaw, pitch, roll), `velocity` (vx, vy,
+        omega in its frame), `in_collision`."""
+
+    def close(self) -> list[str]:
+        """Finishes the outputs; returns the lines they report. Later calls raise."""
+
+    def __enter__(self) -> "Simulation": ...
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> bool: ...
+
+__all__ = ["Simulation", "WorldError"]
+

@@ -1,0 +1,337 @@
+//! The Python package `passerby`: a thin front end over the engine library (`passerby-engine`),
+//! as the CLI is. A `Simulation` loads a world (MVSim XML or MAVS JSON) with options, steps it
+//! with the GIL released, and hands each step's observations to Python as dictionaries of NumPy
+//! arrays laid out as the recording lays them out (lidar points as a structured array with the
+//! PointCloud2 fields, images as `H x W x C`), so an array and the MCAP message of the same run
+//! hold the same values.
+//!
+//! Owns: the conversion to Python objects. Must not touch: anything the engine decides.
+
+use numpy::{PyArray1, PyArrayMethods};
+use passerby_engine::{ChunkCompression, Engine, InputOptions, Observation, load_world};
+use passerby_record::encode::{POINT_FIELDS, POINT_STEP, point_record};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+pyo3::create_exception!(
+    passerby,
+    WorldError,
+    PyException,
+    "A world that cannot be loaded: the message lists each error at its file:line:column."
+);
+
+/// A running world.
+#[pyclass(module = "passerby")]
+struct Simulation {
+    /// `None` once closed.
+    engine: Mutex<Option<Engine>>,
+    pool: rayon::ThreadPool,
+}
+
+/// What failed in the engine, as a Python exception.
+fn engine_error(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(e.to_string())
+}
+
+impl Simulation {
+    /// Runs `f` on the open engine, with the GIL released and on the simulation's threads.
+    fn with_engine<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Engine) -> Result<T, String> + Send,
+    ) -> PyResult<T> {
+        let result = py.detach(|| {
+            let mut guard = self
+                .engine
+                .lock()
+                .map_err(|_| "the simulation failed before")?;
+            let engine = guard.as_mut().ok_or("the simulation is closed")?;
+            self.pool.install(|| f(engine))
+        });
+        result.map_err(engine_error)
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Loads `world` and builds its scene. `variables` sets MVSim world variables (as
+    /// `--var`); `record` also records the run to that MCAP file; `asset_cache` and `offline`
+    /// say where remote models come from (offline: never download).
+    #[new]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
+    #[pyo3(signature = (world, *, seed=0, threads=None, variables=None, record=None, asset_cache=None, offline=true))]
+    fn new(
+        py: Python<'_>,
+        world: PathBuf,
+        seed: u64,
+        threads: Option<usize>,
+        variables: Option<BTreeMap<String, String>>,
+        record: Option<PathBuf>,
+        asset_cache: Option<PathBuf>,
+        offline: bool,
+    ) -> PyResult<Simulation> {
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(engine_error)?;
+        let options = InputOptions {
+            seed,
+            variables: variables.unwrap_or_default(),
+            ..InputOptions::default()
+        };
+        let loaded = py.detach(|| load_world(&world, &options));
+        let Some(description) = loaded.value else {
+            let errors: Vec<String> = (loaded.errors())
+                .map(|d| d.render(&loaded.sources))
+                .collect();
+            return Err(WorldError::new_err(errors.join("\n")));
+        };
+        let engine = py.detach(|| {
+            let mut library = passerby_engine::model_library(asset_cache, !offline);
+            let mut engine = pool
+                .install(|| Engine::build(description, &mut library, seed))
+                .map_err(|e| e.to_string())?;
+            if let Some(out) = record {
+                engine
+                    .record_to(&out, 0, ChunkCompression::Auto)
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok::<Engine, String>(engine)
+        });
+        Ok(Simulation {
+            engine: Mutex::new(Some(engine.map_err(engine_error)?)),
+            pool,
+        })
+    }
+
+    /// Simulated seconds so far.
+    #[getter]
+    fn time(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with_engine(py, |e| Ok(e.time()))
+    }
+
+    /// Advances one step; returns the observations it completed (one dict each).
+    fn step<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let observations = self.with_engine(py, |e| e.step().map_err(|e| e.to_string()))?;
+        observations.iter().map(|o| observation(py, o)).collect()
+    }
+
+    /// Steps until `duration` more simulated seconds have passed; returns how many steps.
+    fn run(&self, py: Python<'_>, duration: f64) -> PyResult<u64> {
+        if !(duration.is_finite() && duration >= 0.0) {
+            return Err(PyValueError::new_err(
+                "duration must be finite and not negative",
+            ));
+        }
+        self.with_engine(py, |e| {
+            let end = e.time() + duration;
+            let mut steps = 0;
+            while e.time() < end - 1e-9 {
+                e.step().map_err(|e| e.to_string())?;
+                steps += 1;
+            }
+            Ok(steps)
+        })
+    }
+
+    /// Sets a vehicle's velocity command: forward and left m/s, turn rad/s (its frame).
+    #[pyo3(signature = (vehicle, vx, vy=0.0, omega=0.0))]
+    fn set_command(
+        &self,
+        py: Python<'_>,
+        vehicle: String,
+        vx: f64,
+        vy: f64,
+        omega: f64,
+    ) -> PyResult<()> {
+        self.with_engine(py, |e| {
+            (e.set_command(&vehicle, [vx, vy, omega])).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The vehicles as they stand: name, pose (x, y, z, yaw, pitch, roll), body velocity
+    /// (vx, vy, omega), collision flag.
+    fn vehicles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let states = self.with_engine(py, |e| Ok(e.sim().vehicles().to_vec()))?;
+        let list = PyList::empty(py);
+        for v in states {
+            let d = PyDict::new(py);
+            let p = &v.pose;
+            d.set_item("name", &v.name)?;
+            d.set_item("pose", (p.x, p.y, p.z, p.yaw, p.pitch, p.roll))?;
+            d.set_item("velocity", (v.velocity[0], v.velocity[1], v.velocity[2]))?;
+            d.set_item("in_collision", v.in_collision)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    /// Finishes the outputs (the recording's summary and index); the lines they report.
+    fn close(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| {
+            let mut guard = self
+                .engine
+                .lock()
+                .map_err(|_| "the simulation failed before")?;
+            match guard.take() {
+                Some(mut engine) => engine.finish().map_err(|e| e.to_string()),
+                None => Ok(Vec::new()),
+            }
+        })
+        .map_err(engine_error)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        _kind: Option<Py<PyAny>>,
+        _value: Option<Py<PyAny>>,
+        _traceback: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+}
+
+/// A NumPy array of `values` in `shape`.
+fn array<'py, T: numpy::Element>(
+    py: Python<'py>,
+    values: Vec<T>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyArray1::from_vec(py, values).reshape(shape)?.into_any())
+}
+
+/// An observation as a dict: `kind`, `sensor` (`vehicle/name`), `stamp`, and its data.
+fn observation<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let sensor = o.sensor();
+    let name = match &sensor.vehicle {
+        Some(v) => format!("{v}/{}", sensor.name),
+        None => sensor.name.clone(),
+    };
+    d.set_item("sensor", name)?;
+    d.set_item("stamp", o.stamp())?;
+    match o {
+        Observation::PointCloud(c) => {
+            d.set_item("kind", "point_cloud")?;
+            d.set_item("points", points(py, &c.points)?)?;
+            let (rings, columns) = (c.rings as usize, c.columns as usize);
+            d.set_item(
+                "range_image",
+                array(py, c.range_image.clone(), &[rings, columns])?,
+            )?;
+        }
+        Observation::LaserScan(s) => {
+            d.set_item("kind", "laser_scan")?;
+            d.set_item("ranges", PyArray1::from_slice(py, &s.ranges))?;
+            d.set_item("angle_min", s.angle_min)?;
+            d.set_item("angle_max", s.angle_max)?;
+            d.set_item("angle_increment", s.angle_increment)?;
+            d.set_item("range_max", s.range_max)?;
+        }
+        Observation::Camera(c) => {
+            d.set_item("kind", "camera")?;
+            camera(py, &d, c)?;
+        }
+        Observation::Rgbd(r) => {
+            d.set_item("kind", "rgbd")?;
+            if let Some(c) = &r.colour {
+                camera(py, &d, c)?;
+            }
+            if let Some(depth) = &r.depth {
+                let (h, w) = (
+                    depth.intrinsics.nrows as usize,
+                    depth.intrinsics.ncols as usize,
+                );
+                d.set_item("depth_image", array(py, depth.data.clone(), &[h, w])?)?;
+                d.set_item("depth_units", depth.units)?;
+            }
+        }
+        Observation::Imu(s) => {
+            d.set_item("kind", "imu")?;
+            d.set_item("angular_velocity", s.angular_velocity)?;
+            d.set_item("linear_acceleration", s.linear_acceleration)?;
+            d.set_item("orientation", s.orientation)?;
+        }
+        Observation::Gnss(f) => {
+            d.set_item("kind", "gnss")?;
+            d.set_item("latitude_deg", f.latitude_deg)?;
+            d.set_item("longitude_deg", f.longitude_deg)?;
+            d.set_item("altitude", f.altitude)?;
+            d.set_item("position_variance", f.position_variance)?;
+        }
+    }
+    Ok(d)
+}
+
+/// A camera frame's images: `rgb` (H x W x 3, uint8), `depth` (H x W, float32 metres),
+/// `instance` (int32) and `label` (uint16) per pixel.
+fn camera<'py>(
+    py: Python<'py>,
+    d: &Bound<'py, PyDict>,
+    c: &passerby_sensors::camera::CameraFrame,
+) -> PyResult<()> {
+    let (h, w) = (c.intrinsics.nrows as usize, c.intrinsics.ncols as usize);
+    d.set_item("rgb", array(py, c.rgb.clone(), &[h, w, 3])?)?;
+    d.set_item("depth", array(py, c.depth.clone(), &[h, w])?)?;
+    d.set_item("instance", array(py, c.instance.clone(), &[h, w])?)?;
+    d.set_item("label", array(py, c.class.clone(), &[h, w])?)?;
+    Ok(())
+}
+
+/// Lidar points as a structured array with the recording's PointCloud2 fields and layout.
+fn points<'py>(
+    py: Python<'py>,
+    points: &[passerby_sensors::lidar::LidarPoint],
+) -> PyResult<Bound<'py, PyAny>> {
+    let step = POINT_STEP as usize;
+    let mut bytes = vec![0u8; points.len() * step];
+    for (p, r) in points.iter().zip(bytes.chunks_exact_mut(step)) {
+        point_record(p, r);
+    }
+    let numpy = py.import("numpy")?;
+    let spec = PyDict::new(py);
+    let formats: Vec<&str> = POINT_FIELDS
+        .iter()
+        .map(|f| match f.2 {
+            4 => "<u2",
+            6 => "<u4",
+            _ => "<f4",
+        })
+        .collect();
+    spec.set_item(
+        "names",
+        POINT_FIELDS.iter().map(|f| f.0).collect::<Vec<_>>(),
+    )?;
+    spec.set_item("formats", formats)?;
+    spec.set_item(
+        "offsets",
+        POINT_FIELDS.iter().map(|f| f.1).collect::<Vec<_>>(),
+    )?;
+    spec.set_item("itemsize", POINT_STEP)?;
+    let dtype = numpy.call_method1("dtype", (spec,))?;
+    let raw = PyBytes::new(py, &bytes);
+    numpy.call_method1("frombuffer", (raw, dtype))
+}
+
+/// The `passerby` module.
+#[pymodule]
+fn passerby(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add("WorldError", m.py().get_type::<WorldError>())?;
+    Ok(())
+}

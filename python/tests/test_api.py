@@ -1,0 +1,109 @@
+"""The `passerby` package end to end on the bundled example (a jackal with a laser, a VLP-16, a
+camera, an RGB-D camera, an IMU and a GNSS, in a walled yard with a walking person): arrays are
+checked against the MCAP recording of the same run, read with the `mcap` readers."""
+
+import pathlib
+
+import numpy as np
+import pytest
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+
+import passerby
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WORLD = ROOT / "examples" / "sensor_rig.world.xml"
+CACHE = ROOT.parent / "shared" / "assets" / "mvsim-models"
+
+
+def simulation(**options):
+    return passerby.Simulation(str(WORLD), asset_cache=str(CACHE), **options)
+
+
+def recorded(path, topic):
+    """Every message of `topic` in the recording, decoded, in log order."""
+    with open(path, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        return [m for _, _, _, m in reader.iter_decoded_messages(topics=[topic])]
+
+
+def test_arrays_equal_the_recording_of_the_same_run(tmp_path):
+    out = tmp_path / "run.mcap"
+    clouds, images, scans = [], [], []
+    with simulation(seed=3, threads=1, record=str(out)) as sim:
+        sim.set_command("r1", 1.0)
+        while sim.time < 0.5 - 1e-9:
+            for o in sim.step():
+                assert o["stamp"] <= sim.time + 1e-9
+                if o["kind"] == "point_cloud":
+                    clouds.append(o)
+                elif o["kind"] == "camera":
+                    images.append(o)
+                elif o["kind"] == "laser_scan":
+                    scans.append(o)
+        x = sim.vehicles()[0]["pose"][0]
+    assert abs(x - 0.5) < 0.05, x
+    assert [c["sensor"] for c in clouds] == ["r1/vlp16"] * 5
+
+    messages = recorded(out, "/r1/vlp16_points")
+    assert len(messages) == len(clouds)
+    for ours, msg in zip(clouds, messages):
+        points = ours["points"]
+        assert points.dtype.names == ("x", "y", "z", "intensity", "ring", "time", "instance", "label")
+        assert points.dtype.itemsize == msg.point_step
+        assert len(points) == msg.width * msg.height > 1000
+        assert points.tobytes() == bytes(msg.data)
+        assert ours["range_image"].shape == (16, 1808)
+
+    image = images[0]
+    (msg,) = recorded(out, "/r1/cam/image_raw")[:1]
+    assert image["rgb"].shape == (msg.height, msg.width, 3)
+    assert image["rgb"].tobytes() == bytes(msg.data)
+    assert image["depth"].shape == image["label"].shape == (msg.height, msg.width)
+
+    msg = recorded(out, "/r1/scan")[0]
+    assert np.array_equal(scans[0]["ranges"], np.array(msg.ranges, dtype=np.float32), equal_nan=True)
+
+
+def test_any_thread_count_gives_the_same_points():
+    def first_cloud(threads):
+        with simulation(seed=1, threads=threads) as sim:
+            while True:
+                for o in sim.step():
+                    if o["kind"] == "point_cloud":
+                        return o["points"].tobytes()
+
+    assert first_cloud(1) == first_cloud(2)
+
+
+def test_world_variables_change_the_world():
+    def ranges(yard):
+        with simulation(variables={"YARD": yard}) as sim:
+            while True:
+                for o in sim.step():
+                    if o["kind"] == "laser_scan":
+                        return o["ranges"]
+
+    assert not np.array_equal(ranges("12"), ranges("20"), equal_nan=True)
+
+
+def test_a_bad_world_raises_with_its_position(tmp_path):
+    bad = tmp_path / "bad.world.xml"
+    bad.write_text('<mvsim_world version="1.0">\n  <vehicle name="r1"></vehicle>\n</mvsim_world>\n')
+    with pytest.raises(passerby.WorldError) as raised:
+        passerby.Simulation(str(bad))
+    message = str(raised.value)
+    assert f"{bad}:2:3: error:" in message and "init_pose" in message, message
+
+
+def test_bad_arguments_and_a_closed_simulation_raise():
+    with pytest.raises(ValueError):
+        simulation(threads=0)
+    sim = simulation()
+    with pytest.raises(RuntimeError, match="no vehicle|unknown|nope"):
+        sim.set_command("nope", 1.0)
+    with pytest.raises(ValueError):
+        sim.run(float("nan"))
+    sim.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        sim.step()

@@ -67,9 +67,10 @@ const CLIMBABLE_STEP: f64 = 0.55;
 /// Where the terrain at a vehicle's outline rises more than it can climb (MVSim's collisions
 /// due to steep slopes): each vertex of its outline, at 1.05 times its top and in its tilted
 /// frame, looks down for the ground; where that is more than [`CLIMBABLE_STEP`] of a wheel's
-/// diameter above the mean height under its wheels (when last settled), a square obstacle stands, its half side
-/// growing with speed (so a fast vehicle does not pass through), its centre snapped to a grid
-/// of that size ([`terrain_step_half_side`]). Returns the centres, world frame.
+/// diameter above the mean height under its wheels (when last settled), a square obstacle
+/// stands, its half side growing with speed (so a fast vehicle does not pass through), its
+/// centre snapped to a grid of that size ([`terrain_step_half_side`]). Returns the centres,
+/// world frame.
 fn terrain_steps(ground: &dyn Ground, v: &VehicleState, outline: &Footprint) -> Vec<[f64; 2]> {
     let (Some(first), Some(mean)) = (v.wheels.first(), v.wheels_ground) else {
         return Vec::new();

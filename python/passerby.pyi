@@ -61,6 +61,36 @@ class Simulation:
     def set_command(self, vehicle: str, vx: float, vy: float = 0.0, omega: float = 0.0) -> None:
         """Sets a vehicle's velocity command (m/s forward and left, rad/s), as `cmd_vel`."""
 
+    def set_transform(
+        self,
+        object: str,
+        part: Optional[str] = None,
+        translation: tuple[float, float, float] = (0.0, 0.0, 0.0),
+        yaw_pitch_roll: tuple[float, float, float] = (0.0, 0.0, 0.0),
+        scale: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    ) -> None:
+        """Sets an object's body (part None: its pose in the world) or one of its parts (a
+        node or wheel name, or "#K"; in the body's frame), from the next step on, as the
+        transform-set topic does. Radians. An unknown part is refused by the next step."""
+
+    def set_pose(
+        self,
+        object: str,
+        x: float,
+        y: float,
+        z: float = 0.0,
+        yaw: float = 0.0,
+        pitch: float = 0.0,
+        roll: float = 0.0,
+    ) -> None:
+        """Holds an actor, vehicle or block at a pose (metres, radians) until release()."""
+
+    def release(self, object: str) -> None:
+        """Lets a held object move on its own again."""
+
+    def actors(self) -> list[dict[str, Any]]:
+        """Each actor: `name`, `pose` (x, y, z, yaw, pitch, roll), `speed` (m/s), `held`."""
+
     def vehicles(self) -> list[dict[str, Any]]:
         """Each vehicle: `name`, `pose` (x, y, z, yaw, pitch, roll), `velocity` (vx, vy,
         omega in its frame), `in_collision`."""

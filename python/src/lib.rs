@@ -10,6 +10,7 @@
 use numpy::{PyArray1, PyArrayMethods};
 use passerby_engine::{ChunkCompression, Engine, InputOptions, Observation, load_world};
 use passerby_record::encode::{POINT_FIELDS, POINT_STEP, point_record};
+use passerby_world::{Pose3, Transform};
 use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -156,6 +157,79 @@ impl Simulation {
         self.with_engine(py, |e| {
             (e.set_command(&vehicle, [vx, vy, omega])).map_err(|e| e.to_string())
         })
+    }
+
+    /// Sets an object's body (`part` None: its pose in the world) or one of its parts (a node
+    /// or wheel name, or `#K`; its pose in the body's frame), from the next step on, as the
+    /// transform-set topic does. Angles in radians; an unknown part is refused by the next step.
+    #[pyo3(signature = (object, part=None, translation=(0.0, 0.0, 0.0), yaw_pitch_roll=(0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)))]
+    fn set_transform(
+        &self,
+        py: Python<'_>,
+        object: String,
+        part: Option<String>,
+        translation: (f64, f64, f64),
+        yaw_pitch_roll: (f64, f64, f64),
+        scale: (f64, f64, f64),
+    ) -> PyResult<()> {
+        let transform = Transform {
+            translation: translation.into(),
+            yaw_pitch_roll: yaw_pitch_roll.into(),
+            scale: scale.into(),
+        };
+        self.with_engine(py, |e| {
+            (e.set_transform(&object, part.as_deref(), transform)).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Holds an actor, vehicle or block at a pose (x, y, z metres; yaw, pitch, roll radians)
+    /// until `release`.
+    #[pyo3(signature = (object, x, y, z=0.0, yaw=0.0, pitch=0.0, roll=0.0))]
+    #[allow(clippy::too_many_arguments)] // Python's arguments, one each
+    fn set_pose(
+        &self,
+        py: Python<'_>,
+        object: String,
+        x: f64,
+        y: f64,
+        z: f64,
+        yaw: f64,
+        pitch: f64,
+        roll: f64,
+    ) -> PyResult<()> {
+        let pose = Pose3 {
+            x,
+            y,
+            z,
+            yaw,
+            pitch,
+            roll,
+        };
+        self.with_engine(py, |e| e.set_pose(&object, pose).map_err(|e| e.to_string()))
+    }
+
+    /// Lets a held object move on its own again.
+    fn release(&self, py: Python<'_>, object: String) -> PyResult<()> {
+        self.with_engine(py, |e| e.release(&object).map_err(|e| e.to_string()))
+    }
+
+    /// The actors as they stand: name, pose (x, y, z, yaw, pitch, roll), speed (m/s), held.
+    fn actors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let states = self.with_engine(py, |e| {
+            Ok((e.sim().actors().iter())
+                .map(|a| (a.name.clone(), a.pose, a.speed, a.held))
+                .collect::<Vec<_>>())
+        })?;
+        let list = PyList::empty(py);
+        for (name, p, speed, held) in states {
+            let d = PyDict::new(py);
+            d.set_item("name", name)?;
+            d.set_item("pose", (p.x, p.y, p.z, p.yaw, p.pitch, p.roll))?;
+            d.set_item("speed", speed)?;
+            d.set_item("held", held)?;
+            list.append(d)?;
+        }
+        Ok(list)
     }
 
     /// The vehicles as they stand: name, pose (x, y, z, yaw, pitch, roll), body velocity

@@ -107,3 +107,21 @@ def test_bad_arguments_and_a_closed_simulation_raise():
     sim.close()
     with pytest.raises(RuntimeError, match="closed"):
         sim.step()
+
+
+def test_poses_and_transforms_set_from_python_move_objects():
+    with simulation() as sim:
+        sim.step()
+        sim.set_pose("r1", 2.0, 1.0, yaw=0.5)
+        sim.set_transform("passerby1", translation=(4.0, -3.0, 0.0), yaw_pitch_roll=(1.0, 0.0, 0.0))
+        sim.step()
+        (r1,) = sim.vehicles()
+        assert r1["pose"][:2] == (2.0, 1.0) and r1["pose"][3] == 0.5
+        actor = next(a for a in sim.actors() if a["name"] == "passerby1")
+        assert actor["pose"][:2] == (4.0, -3.0) and abs(actor["pose"][3] - 1.0) < 1e-9
+        sim.release("r1")
+        sim.set_command("r1", 1.0)
+        sim.run(0.5)
+        assert sim.vehicles()[0]["pose"][0] > 2.3
+        with pytest.raises(RuntimeError):
+            sim.set_pose("nobody", 0.0, 0.0)

@@ -48,7 +48,8 @@ class Simulation:
         - "laser_scan": `ranges` (float32, inf: no return), `angle_min`, `angle_max`,
           `angle_increment`, `range_max`;
         - "camera": `rgb` (H x W x 3 uint8), `depth` (H x W float32 metres), `instance`
-          (H x W int32), `label` (H x W uint16);
+          (H x W int32), `label` (H x W uint16), `boxes` (each actor in view: `name`,
+          `instance`, `label`, `min`, `max` pixel corners, `visible_fraction`);
         - "rgbd": the camera's arrays for its colour image and `depth_image` (H x W uint16 in
           `depth_units` metres);
         - "imu": `angular_velocity`, `linear_acceleration`, `orientation` (or None);
@@ -89,7 +90,8 @@ class Simulation:
         """Lets a held object move on its own again."""
 
     def actors(self) -> list[dict[str, Any]]:
-        """Each actor: `name`, `pose` (x, y, z, yaw, pitch, roll), `speed` (m/s), `held`."""
+        """Each actor: `name`, `pose` (x, y, z, yaw, pitch, roll), `speed` (m/s), `held`,
+        `skeleton` (bones x 2 x 3 world points, float64; empty without a skinned model)."""
 
     def vehicles(self) -> list[dict[str, Any]]:
         """Each vehicle: `name`, `pose` (x, y, z, yaw, pitch, roll), `velocity` (vx, vy,

@@ -213,20 +213,34 @@ impl Simulation {
         self.with_engine(py, |e| e.release(&object).map_err(|e| e.to_string()))
     }
 
-    /// The actors as they stand: name, pose (x, y, z, yaw, pitch, roll), speed (m/s), held.
+    /// The actors as they stand: name, pose (x, y, z, yaw, pitch, roll), speed (m/s), held,
+    /// and `skeleton`: its bones as world points (bones x 2 x 3, float64; empty without a
+    /// skinned model), as the recording's ground truth draws them.
     fn actors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let states = self.with_engine(py, |e| {
-            Ok((e.sim().actors().iter())
+        let (states, skeletons) = self.with_engine(py, |e| {
+            let states: Vec<_> = (e.sim().actors().iter())
                 .map(|a| (a.name.clone(), a.pose, a.speed, a.held))
-                .collect::<Vec<_>>())
+                .collect();
+            let mut skeletons = vec![Vec::new(); states.len()];
+            for s in e.live().skeletons() {
+                if let Some(bones) = skeletons.get_mut(s.actor) {
+                    *bones = (s.bones.iter())
+                        .flat_map(|&(a, b)| [s.joints[a], s.joints[b]])
+                        .flatten()
+                        .collect::<Vec<f64>>();
+                }
+            }
+            Ok((states, skeletons))
         })?;
         let list = PyList::empty(py);
-        for (name, p, speed, held) in states {
+        for ((name, p, speed, held), bones) in states.into_iter().zip(skeletons) {
             let d = PyDict::new(py);
             d.set_item("name", name)?;
             d.set_item("pose", (p.x, p.y, p.z, p.yaw, p.pitch, p.roll))?;
             d.set_item("speed", speed)?;
             d.set_item("held", held)?;
+            let count = bones.len() / 6;
+            d.set_item("skeleton", array(py, bones, &[count, 2, 3])?)?;
             list.append(d)?;
         }
         Ok(list)
@@ -353,7 +367,7 @@ fn observation<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py, PyD
 }
 
 /// A camera frame's images: `rgb` (H x W x 3, uint8), `depth` (H x W, float32 metres),
-/// `instance` (int32) and `label` (uint16) per pixel.
+/// `instance` (int32) and `label` (uint16) per pixel; `boxes`, the actors' 2D boxes.
 fn camera<'py>(
     py: Python<'py>,
     d: &Bound<'py, PyDict>,
@@ -364,6 +378,18 @@ fn camera<'py>(
     d.set_item("depth", array(py, c.depth.clone(), &[h, w])?)?;
     d.set_item("instance", array(py, c.instance.clone(), &[h, w])?)?;
     d.set_item("label", array(py, c.class.clone(), &[h, w])?)?;
+    let boxes = PyList::empty(py);
+    for b in &c.boxes {
+        let item = PyDict::new(py);
+        item.set_item("name", &b.name)?;
+        item.set_item("instance", b.instance)?;
+        item.set_item("label", b.class)?;
+        item.set_item("min", b.min)?;
+        item.set_item("max", b.max)?;
+        item.set_item("visible_fraction", b.visible_fraction())?;
+        boxes.append(item)?;
+    }
+    d.set_item("boxes", boxes)?;
     Ok(())
 }
 

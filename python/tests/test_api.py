@@ -56,6 +56,7 @@ def test_arrays_equal_the_recording_of_the_same_run(tmp_path):
         assert ours["range_image"].shape == (16, 1808)
 
     image = images[0]
+    assert all({"name", "instance", "label", "min", "max", "visible_fraction"} <= set(b) for b in image["boxes"])
     (msg,) = recorded(out, "/r1/cam/image_raw")[:1]
     assert image["rgb"].shape == (msg.height, msg.width, 3)
     assert image["rgb"].tobytes() == bytes(msg.data)
@@ -125,3 +126,24 @@ def test_poses_and_transforms_set_from_python_move_objects():
         assert sim.vehicles()[0]["pose"][0] > 2.3
         with pytest.raises(RuntimeError):
             sim.set_pose("nobody", 0.0, 0.0)
+
+
+def test_actors_skeletons_stand_where_the_actors_are(tmp_path):
+    walker = ROOT.parent / "shared" / "assets" / "characters" / "Walker.glb"
+    world = tmp_path / "walker.world.xml"
+    world.write_text(f"""<mvsim_world version="1.0">
+  <actor name="walker1">
+    <init_pose>2 1 0</init_pose>
+    <visual><model_uri>{walker}</model_uri><model_roll>90</model_roll></visual>
+    <path loop="true"><waypoint>6 1 0</waypoint><waypoint>2 1 180</waypoint></path>
+  </actor>
+</mvsim_world>
+""")
+    with passerby.Simulation(str(world)) as sim:
+        sim.run(0.3)
+        (person,) = sim.actors()
+        bones = person["skeleton"]
+        assert bones.ndim == 3 and bones.shape[1:] == (2, 3) and len(bones) >= 5, bones.shape
+        x, y = person["pose"][:2]
+        assert np.abs(bones[:, :, 0] - x).max() < 1.5 and np.abs(bones[:, :, 1] - y).max() < 1.5
+        assert bones[:, :, 2].max() > 1.2  # a head well above the feet

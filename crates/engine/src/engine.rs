@@ -240,6 +240,15 @@ impl Engine {
         Ok(())
     }
 
+    /// Writes the ground-truth trajectories of the vehicles and their sensors as TUM files
+    /// in `dir` (a line per step), the sink `passerby run --tum` adds.
+    pub fn tum_to(&mut self, dir: &std::path::Path) -> Result<(), EngineError> {
+        let sink = passerby_record::tum::TumTrajectories::create(&self.world, dir)
+            .map_err(EngineError::Sink)?;
+        self.add_sink(Box::new(sink));
+        Ok(())
+    }
+
     /// The message encoder of this run (stamps from `epoch`, nanoseconds since 1970), with
     /// the actors' ids and classes: what a live publisher encodes with.
     pub fn encoder(&self, epoch: u64) -> passerby_record::Encoder {

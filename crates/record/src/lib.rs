@@ -34,6 +34,7 @@ pub mod recover;
 pub mod ros;
 mod sink;
 pub mod truth;
+pub mod tum;
 pub mod vehicle_logs;
 mod writer;
 

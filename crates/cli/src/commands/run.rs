@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Also write the data as plain files (PCD, CSV, JSON) into this folder.
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
+    /// Also write ground-truth trajectories (each vehicle and each of its sensors, a line per
+    /// step) as TUM files (`t tx ty tz qx qy qz qw`, what evo reads) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub tum: Option<PathBuf>,
     /// The wall-clock date of simulated time 0, written in stamps: RFC 3339 UTC
     /// (`2026-01-01T00:00:00Z`) or seconds since 1970.
     #[arg(long, default_value = "1970-01-01T00:00:00Z", value_name = "TIME")]
@@ -127,6 +131,9 @@ fn open_sinks(engine: &mut Engine, args: &RunArgs, out: &Path, epoch: u64) -> an
     engine.record_to(out, epoch, compression)?;
     if let Some(dir) = &args.dump {
         engine.dump_to(dir)?;
+    }
+    if let Some(dir) = &args.tum {
+        engine.tum_to(dir)?;
     }
     Ok(())
 }

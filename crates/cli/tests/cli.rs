@@ -698,3 +698,75 @@ fn var_sets_world_variables_and_refuses_bad_names() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_tum_trajectory_written_by_one_run_drives_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("w.world.xml"),
+        r#"<mvsim_world version="1.0">
+  <vehicle name="r1">
+    <dynamics class="differential"><controller class="twist_ideal"/></dynamics>
+    <init_pose>0 0 0</init_pose>
+  </vehicle>
+</mvsim_world>"#,
+    )
+    .unwrap();
+    std::fs::write(d.join("commands.csv"), "0,r1,1.0,0,0.5\n").unwrap();
+    let run = |extra: &[&str], tum: &str| {
+        let world = d.join("w.world.xml");
+        let out = d.join(format!("{tum}.mcap"));
+        let tum_dir = d.join(tum);
+        let mut args = vec!["run", world.to_str().unwrap(), "--duration", "1"];
+        args.extend([
+            "--out",
+            out.to_str().unwrap(),
+            "--tum",
+            tum_dir.to_str().unwrap(),
+        ]);
+        args.extend(extra);
+        let result = passerby(&args);
+        assert!(result.status.success(), "{}", text(&result.stderr));
+        let rows: Vec<Vec<f64>> = std::fs::read_to_string(tum_dir.join("r1.tum"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        rows
+    };
+    let commands = d.join("commands.csv");
+    let driven = run(&["--commands", commands.to_str().unwrap()], "a");
+    let trajectory = format!("r1={}", d.join("a/r1.tum").display());
+    let replayed = run(&["--trajectory", &trajectory], "b");
+    // Times count from the file's first row (one step in): the replay runs a step ahead.
+    assert_eq!(driven.len(), replayed.len());
+    assert!(
+        driven.last().unwrap()[1] > 0.5,
+        "it drove: {:?}",
+        driven.last()
+    );
+    for (a, b) in driven[1..].iter().zip(&replayed) {
+        for k in 1..8 {
+            assert!((a[k] - b[k]).abs() < 1e-9, "{a:?} vs {b:?}");
+        }
+    }
+    // A bad row is refused at its place.
+    std::fs::write(d.join("bad.tum"), "0 0 0 0 0 0 0 1\n1 0 0 oops 0 0 0 1\n").unwrap();
+    let bad = format!("r1={}", d.join("bad.tum").display());
+    let world = d.join("w.world.xml");
+    let out = passerby(&[
+        "run",
+        world.to_str().unwrap(),
+        "--duration",
+        "1",
+        "--trajectory",
+        &bad,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("bad.tum:2:7: error: `oops` is not a finite number"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,4 +1,4 @@
-//! Timed input files (`--transforms`, `--commands`) read and checked against the world and its
+//! Timed input files (`--transforms`, `--commands`, `--trajectory`) read and checked against the world and its
 //! scene: every object a row names must exist (and be movable), every vehicle a command names
 //! must be one, every part must be one of its object's (named, or `#K`, replaced by its name).
 //! Each error is a diagnostic at its place in the file.
@@ -26,6 +26,25 @@ pub fn read_commands(path: &Path, world: &World) -> Parsed<TimedCommand> {
 /// naming parts given as `#K`.
 pub fn read_transforms(path: &Path, world: &World, built: &BuiltScene) -> Parsed<TimedTransform> {
     let mut p = passerby_timed::read_transforms(path);
+    check_targets(&mut p, world, built);
+    p
+}
+
+/// Reads a TUM trajectory file as the poses of `object`'s body and checks the object.
+pub fn read_trajectory(
+    path: &Path,
+    object: &str,
+    world: &World,
+    built: &BuiltScene,
+) -> Parsed<TimedTransform> {
+    let mut p = passerby_timed::read_tum(path, object);
+    check_targets(&mut p, world, built);
+    p
+}
+
+/// Checks that every row's object exists and can move and that its part is one of the
+/// object's (naming parts given as `#K`); each error at the row's place.
+fn check_targets(p: &mut Parsed<TimedTransform>, world: &World, built: &BuiltScene) {
     let rows = (p.value.iter_mut()).flat_map(|v| v.rows.iter_mut().zip(&v.places));
     for (row, place) in rows {
         let block = world.blocks.iter().find(|b| b.name == row.object);
@@ -53,5 +72,4 @@ pub fn read_transforms(path: &Path, world: &World, built: &BuiltScene) -> Parsed
             p.diagnostics.push(Diagnostic::error(span, message));
         }
     }
-    p
 }

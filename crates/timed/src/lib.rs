@@ -17,6 +17,11 @@
 //!
 //! Commands, CSV: `time,vehicle,vx,vy,omega` (m/s, rad/s, body frame). JSON lines:
 //! `{"time": 0, "vehicle": "r1", "twist": [vx, vy, omega]}`.
+//!
+//! Trajectories (`--trajectory OBJECT=FILE`): TUM files, `tum.rs`.
+
+mod tum;
+pub use tum::{parse_tum, read_tum};
 
 use passerby_diag::{Diagnostics, FileId, Loaded, SourceMap, Span};
 use passerby_world::{TimedCommand, TimedTransform, Transform};
@@ -86,7 +91,8 @@ pub fn read_commands(path: &Path) -> Parsed<TimedCommand> {
     read(path, parse_commands)
 }
 
-fn read<T>(path: &Path, parse: fn(&Path, String) -> Parsed<T>) -> Parsed<T> {
+/// Reads `path` and parses its text with `parse`; a file that cannot be read is an error.
+fn read<T>(path: &Path, parse: impl FnOnce(&Path, String) -> Parsed<T>) -> Parsed<T> {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(path, text),
         Err(e) => Parsed {

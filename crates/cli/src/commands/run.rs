@@ -34,6 +34,11 @@ pub struct RunArgs {
     /// Pace the loop to this many simulated seconds per wall second (0: as fast as possible).
     #[arg(long, default_value_t = 0.0, value_name = "X")]
     pub realtime_factor: f64,
+    /// A vehicle's (or any movable object's) poses from a TUM trajectory file
+    /// (`timestamp tx ty tz qx qy qz qw`, times from its first row), replayed as transforms of
+    /// its body (repeatable).
+    #[arg(long = "trajectory", value_name = "OBJECT=FILE", value_parser = parse_trajectory)]
+    pub trajectories: Vec<(String, PathBuf)>,
     /// Timed transforms to replay (CSV or JSON lines, docs/timed-inputs.md).
     #[arg(long, value_name = "FILE")]
     pub transforms: Option<PathBuf>,
@@ -213,11 +218,25 @@ fn read_timed(
         Some(path) => Some(rows_or_report(inputs::read_commands(path, world))?),
         None => None,
     };
-    let transforms = match &args.transforms {
+    let mut transforms = match &args.transforms {
         Some(path) => Some(rows_or_report(inputs::read_transforms(path, world, built))?),
         None => None,
     };
+    for (object, path) in &args.trajectories {
+        let rows = rows_or_report(inputs::read_trajectory(path, object, world, built))?;
+        transforms.get_or_insert_with(Vec::new).extend(rows);
+    }
     Some((transforms, commands))
+}
+
+/// `OBJECT=FILE` of `--trajectory`.
+fn parse_trajectory(text: &str) -> Result<(String, PathBuf), String> {
+    match text.split_once('=') {
+        Some((object, file)) if !object.is_empty() && !file.is_empty() => {
+            Ok((object.to_owned(), PathBuf::from(file)))
+        }
+        _ => Err(format!("`{text}`: expected OBJECT=FILE")),
+    }
 }
 
 /// A timed file's rows, or `None` once its diagnostics are printed (warnings too).

@@ -19,7 +19,9 @@ class Simulation:
         seed: int = 0,
         threads: Optional[int] = None,
         variables: Optional[dict[str, str]] = None,
+        noise_scale: float = 1.0,
         record: Optional[str] = None,
+        tum: Optional[str] = None,
         asset_cache: Optional[str] = None,
         offline: bool = True,
     ) -> None:
@@ -28,7 +30,11 @@ class Simulation:
         seed: seeds the world's random values and every sensor's noise.
         threads: worker threads (default: all cores); any count gives the same output.
         variables: MVSim world variables (what `--var NAME=VALUE` sets).
+        noise_scale: every noise times this (sensors' sigmas, wheel-odometry errors); 0 is
+            noiseless. The same draws are made, so only the noise changes.
         record: also record the run to this MCAP file (ROS 2 messages).
+        tum: also write ground-truth TUM trajectories (each vehicle, each of its sensors)
+            into this folder, as `passerby run --tum`.
         asset_cache, offline: where remote models come from; offline never downloads.
 
         Raises WorldError with positions when the world has errors."""

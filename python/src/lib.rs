@@ -60,21 +60,30 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     /// Loads `world` and builds its scene. `variables` sets MVSim world variables (as
-    /// `--var`); `record` also records the run to that MCAP file; `asset_cache` and `offline`
-    /// say where remote models come from (offline: never download).
+    /// `--var`); `noise_scale` multiplies every noise (0: noiseless, as `--noise-scale`);
+    /// `record` also records the run to that MCAP file; `tum` writes ground-truth TUM
+    /// trajectories into that folder (as `run --tum`); `asset_cache` and `offline` say where
+    /// remote models come from (offline: never download).
     #[new]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
-    #[pyo3(signature = (world, *, seed=0, threads=None, variables=None, record=None, asset_cache=None, offline=true))]
+    #[pyo3(signature = (world, *, seed=0, threads=None, variables=None, noise_scale=1.0, record=None, tum=None, asset_cache=None, offline=true))]
     fn new(
         py: Python<'_>,
         world: PathBuf,
         seed: u64,
         threads: Option<usize>,
         variables: Option<BTreeMap<String, String>>,
+        noise_scale: f64,
         record: Option<PathBuf>,
+        tum: Option<PathBuf>,
         asset_cache: Option<PathBuf>,
         offline: bool,
     ) -> PyResult<Simulation> {
+        if !(noise_scale.is_finite() && noise_scale >= 0.0) {
+            return Err(PyValueError::new_err(
+                "noise_scale must be finite and not negative",
+            ));
+        }
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
             Some(n) => n,
@@ -87,6 +96,7 @@ impl Simulation {
         let options = InputOptions {
             seed,
             variables: variables.unwrap_or_default(),
+            noise_scale,
             ..InputOptions::default()
         };
         let loaded = py.detach(|| load_world(&world, &options));
@@ -105,6 +115,9 @@ impl Simulation {
                 engine
                     .record_to(&out, 0, ChunkCompression::Auto)
                     .map_err(|e| e.to_string())?;
+            }
+            if let Some(dir) = tum {
+                engine.tum_to(&dir).map_err(|e| e.to_string())?;
             }
             Ok::<Engine, String>(engine)
         });

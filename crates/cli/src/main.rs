@@ -65,6 +65,13 @@ pub struct GlobalArgs {
     /// own `<variable name="NAME">` (repeatable), so one world file is a family of scenarios.
     #[arg(long = "var", global = true, value_name = "NAME=VALUE", value_parser = parse_var)]
     pub vars: Vec<(String, String)>,
+    /// Multiply every noise by this factor: sensors' sigmas and random walks, wheel-odometry
+    /// errors (0: exact measurements). The same draws are made, so only the noise changes.
+    #[arg(long, global = true, default_value_t = 1.0, value_name = "K", value_parser = parse_noise_scale)]
+    pub noise_scale: f64,
+    /// No noise at all (`--noise-scale 0`): ground-truth measurements.
+    #[arg(long, global = true, conflicts_with = "noise_scale")]
+    pub noiseless: bool,
     /// Multiply every input limit (sensor sizes and rates, recorded bytes per second, includes;
     /// docs/limits.md) by this factor, for worlds that really mean it.
     #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR")]
@@ -89,6 +96,14 @@ fn parse_var(text: &str) -> Result<(String, String), String> {
         ));
     }
     Ok((name.to_owned(), value.to_owned()))
+}
+
+/// `K` of `--noise-scale`: finite and not negative.
+fn parse_noise_scale(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(k) if k.is_finite() && k >= 0.0 => Ok(k),
+        _ => Err(format!("`{text}`: expected a finite number >= 0")),
+    }
 }
 
 /// `--mavs-ypr`.

@@ -5,21 +5,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::{passerby, python_script, readers_python, repo};
+
+use std::path::Path;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn passerby() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_passerby"));
-    // Tests never reach the network: remote models not in the cache get placeholders.
-    c.current_dir(repo())
-        .env("PASSERBY_OFFLINE", "1")
-        .arg("--quiet");
-    c
-}
 
 fn record(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>) {
     record_with(out, seconds, threads, dump, &[]);
@@ -42,26 +31,6 @@ fn record_with(out: &Path, seconds: &str, threads: &str, dump: Option<&Path>, ex
     }
     c.args(extra);
     assert!(c.status().unwrap().success());
-}
-
-/// Python with the readers, in a virtual environment made (or completed) on first use; once per
-/// test binary, since tests run in parallel.
-fn readers_python() -> PathBuf {
-    static READERS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    READERS.get_or_init(make_readers_venv).clone()
-}
-
-fn make_readers_venv() -> PathBuf {
-    common::python_venv(
-        "readers-venv",
-        "mcap, mcap_ros2, rosbags, pypcd4",
-        &[
-            "mcap==1.6.0",
-            "mcap-ros2-support==0.6.0",
-            "rosbags==0.11.9",
-            "pypcd4==1.5.1",
-        ],
-    )
 }
 
 /// Message count per channel, through the `mcap` crate's reader (summary and index checked).
@@ -129,22 +98,6 @@ fn python_message_count(path: &Path) -> u64 {
 /// `read_all.py` with `args`: the count it prints, once it succeeded.
 fn read_all(args: &[&std::ffi::OsStr]) -> u64 {
     python_script("read_all.py", args).trim().parse().unwrap()
-}
-
-/// Runs `crates/cli/tests/SCRIPT` with the readers' Python; its output, once it succeeded.
-fn python_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(readers_python())
-        .arg(repo().join("crates/cli/tests").join(script))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Starts a long run paced at real time into `out`, sends `signal` after 2 s and returns the

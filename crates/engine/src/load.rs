@@ -34,6 +34,9 @@ pub struct InputOptions {
     pub mavs_actors: Option<PathBuf>,
     /// MVSim world variables set from outside (`--var NAME=VALUE`), over the world's own.
     pub variables: std::collections::BTreeMap<String, String>,
+    /// Every noise of the world times this (`--noise-scale`; 0: noiseless), see
+    /// [`World::scale_noise`].
+    pub noise_scale: f64,
 }
 
 impl Default for InputOptions {
@@ -48,6 +51,7 @@ impl Default for InputOptions {
             mavs_ypr: YprConvention::Current,
             mavs_actors: None,
             variables: std::collections::BTreeMap::new(),
+            noise_scale: 1.0,
         }
     }
 }
@@ -71,6 +75,14 @@ impl InputOptions {
 /// Loads a world file: an MVSim world, or a MAVS scene (`.json`) joined by the rig world's
 /// vehicles, sensors, actors and settings (an empty world without a rig).
 pub fn load_world(path: &Path, options: &InputOptions) -> Loaded {
+    let mut loaded = load_input(path, options);
+    if let Some(world) = &mut loaded.value {
+        world.scale_noise(options.noise_scale);
+    }
+    loaded
+}
+
+fn load_input(path: &Path, options: &InputOptions) -> Loaded {
     if !passerby_mavs::is_scene_file(path) {
         return passerby_mvsim::load_world_file(path, &options.mvsim());
     }

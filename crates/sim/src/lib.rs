@@ -321,6 +321,7 @@ impl Simulation {
                     odometry_multipliers: odometry_multipliers(
                         &v.odometry_multipliers,
                         object_seed(options.seed ^ ODOMETRY_STREAM, i as u64),
+                        world.params.odometry_noise_scale,
                     ),
                     held: false,
                     follows_ground: !v.common.init_pose_is_3d && !v.common.skip_elevation_adjust,

@@ -17,8 +17,13 @@ use passerby_world::{Pose3, World};
 pub(crate) const ODOMETRY_STREAM: u64 = 0x0D0_3E72_0000_0000;
 
 /// The odometry multipliers of a vehicle: those given, the others drawn from N(1, 0.02²) as
-/// MVSim's `OdometryNoise` does (there from an unseeded generator; here from `seed`).
-pub(crate) fn odometry_multipliers(given: &[Option<f64>; 3], seed: u64) -> [f64; 3] {
+/// MVSim's `OdometryNoise` does (there from an unseeded generator; here from `seed`), their
+/// errors (distance from 1) times `noise_scale` (`--noise-scale`; 0: exact odometry).
+pub(crate) fn odometry_multipliers(
+    given: &[Option<f64>; 3],
+    seed: u64,
+    noise_scale: f64,
+) -> [f64; 3] {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     given.map(|g| {
@@ -26,7 +31,12 @@ pub(crate) fn odometry_multipliers(given: &[Option<f64>; 3], seed: u64) -> [f64;
         // setting does not change another's draw.
         let (u1, u2) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
         let normal = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        g.unwrap_or(1.0 + 0.02 * normal)
+        let multiplier = g.unwrap_or(1.0 + 0.02 * normal);
+        if noise_scale == 1.0 {
+            multiplier
+        } else {
+            1.0 + noise_scale * (multiplier - 1.0)
+        }
     })
 }
 

@@ -12,13 +12,14 @@
 //!
 //! Modules: `objects.rs` (blocks, vehicles, actors, visuals), `elements.rs` (planes, grids,
 //! elevation maps, property regions, walls), `sensors.rs` (the six MVSim classes, `SensorRef`),
-//! `terrain.rs`, `meshes.rs` (MAVS placed meshes and surfaces), `timed.rs` (transform sets and
+//! `terrain.rs`, `noise.rs` (scaling every noise of a world), `meshes.rs` (MAVS placed meshes and surfaces), `timed.rs` (transform sets and
 //! commands), `pose.rs` (the one Euler convention, composition, affines), `budget.rs` (what a
 //! sensor costs; the limits of docs/limits.md).
 
 pub mod budget;
 mod elements;
 mod meshes;
+mod noise;
 mod objects;
 mod outlines;
 mod pose;
@@ -231,6 +232,14 @@ pub struct GlobalParams {
     pub max_slope_to_collide: f64,
     /// Downward slope (rad) from which terrain counts as an obstacle.
     pub min_slope_to_collide: f64,
+    /// What the vehicles' wheel-odometry errors are multiplied by (`--noise-scale`; set with
+    /// the sensors' sigmas by [`World::scale_noise`]): 1 as the world has them, 0 exact.
+    #[serde(skip_serializing_if = "is_one")]
+    pub odometry_noise_scale: f64,
+}
+
+fn is_one(value: &f64) -> bool {
+    *value == 1.0
 }
 
 impl Default for GlobalParams {
@@ -249,6 +258,7 @@ impl Default for GlobalParams {
             ground_truth_rate: 50.0,
             max_slope_to_collide: 0.30,
             min_slope_to_collide: -0.50,
+            odometry_noise_scale: 1.0,
         }
     }
 }

@@ -22,6 +22,11 @@ pub fn input_options(global: &GlobalArgs) -> InputOptions {
         },
         mavs_actors: global.mavs_actors.clone(),
         variables: global.vars.iter().cloned().collect(),
+        noise_scale: if global.noiseless {
+            0.0
+        } else {
+            global.noise_scale
+        },
     }
 }
 

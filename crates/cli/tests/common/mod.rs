@@ -34,3 +34,54 @@ pub fn python_venv(name: &str, import: &str, packages: &[&str]) -> PathBuf {
     }
     python
 }
+
+/// The project's root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `passerby --quiet` in the project's root, offline: tests never reach the network (remote
+/// models not in the cache get placeholders).
+pub fn passerby() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_passerby"));
+    c.current_dir(repo())
+        .env("PASSERBY_OFFLINE", "1")
+        .arg("--quiet");
+    c
+}
+
+/// Python with the readers we check our outputs with, in a virtual environment made (or
+/// completed) on first use; once per test binary, since tests run in parallel.
+pub fn readers_python() -> PathBuf {
+    static READERS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    READERS
+        .get_or_init(|| {
+            python_venv(
+                "readers-venv",
+                "mcap, mcap_ros2, rosbags, pypcd4, numpy",
+                &[
+                    "mcap==1.6.0",
+                    "mcap-ros2-support==0.6.0",
+                    "rosbags==0.11.9",
+                    "pypcd4==1.5.1",
+                ],
+            )
+        })
+        .clone()
+}
+
+/// Runs `crates/cli/tests/SCRIPT` with the readers' Python; its output, once it succeeded.
+pub fn python_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new(readers_python())
+        .arg(repo().join("crates/cli/tests").join(script))
+        .args(args)
+        .output()
+        .expect("the readers' python runs");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

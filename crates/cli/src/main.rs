@@ -131,6 +131,8 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
     Bench(commands::bench::BenchArgs),
+    /// Export a recording into a dataset layout (SemanticKITTI).
+    Export(commands::export::ExportArgs),
     /// Rewrite a recording cut short (killed, power loss, full disk) into a readable file.
     Recover(commands::recover::RecoverArgs),
 }
@@ -185,6 +187,7 @@ fn main() -> ExitCode {
         Command::Render(args) => commands::render::run(&cli.global, args),
         Command::Bench(args) => commands::bench::run(&cli.global, args),
         Command::Recover(args) => commands::recover::run(&cli.global, args),
+        Command::Export(args) => commands::export::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

@@ -1,11 +1,12 @@
-//! What dataset makers use: `--noise-scale` / `--noiseless`, checked with Python's `mcap` +
-//! `mcap-ros2-support` (installed from PyPI into a virtual environment under the target
-//! directory on first use).
+//! What dataset makers use: `--noise-scale` / `--noiseless` and `passerby export`, checked
+//! with Python's `mcap` + `mcap-ros2-support`, pykitti and numpy (installed from PyPI into
+//! virtual environments under the target directory on first use).
 #![allow(clippy::unwrap_used)] // test setup failures should panic
 
 mod common;
 
-use common::{passerby, python_script};
+use common::{passerby, python_script, python_venv, repo};
+use std::process::Command;
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,164 @@ fn noise_scale_multiplies_every_noise_and_changes_nothing_else() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("--noise-scale"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Python with pykitti (whose package imports OpenCV) and the MCAP readers.
+fn kitti_python() -> PathBuf {
+    python_venv(
+        "kitti-venv",
+        "mcap, mcap_ros2, numpy, pykitti, PIL",
+        &[
+            "mcap==1.6.0",
+            "mcap-ros2-support==0.6.0",
+            "numpy==2.4.6",
+            "pykitti==0.3.1",
+            "opencv-python-headless==5.0.0.93",
+            "pillow==13.0.0",
+        ],
+    )
+}
+
+/// Runs `crates/cli/tests/SCRIPT` with pykitti's Python; its output, once it succeeded.
+fn kitti_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new(kitti_python())
+        .arg(repo().join("crates/cli/tests").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn export(recording: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    passerby()
+        .arg("export")
+        .arg(recording)
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
+    let dir = scratch("semantickitti");
+    let recording = drive(&dir, "drive.mcap", &[]);
+    let out = dir.join("kitti");
+    let done = export(&recording, &out, &["--format", "semantickitti"]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    kitti_script(
+        "semantickitti_check.py",
+        &[
+            recording.as_os_str(),
+            out.as_os_str(),
+            "/r1/vlp16_points".as_ref(),
+        ],
+    );
+
+    // A class map overrides the words; a bad one is refused at its place.
+    let map = dir.join("map.json");
+    std::fs::write(&map, r#"{"pedestrian": 31}"#).unwrap();
+    let other = dir.join("mapped");
+    let done = export(
+        &recording,
+        &other,
+        &[
+            "--format",
+            "semantickitti",
+            "--class-map",
+            map.to_str().unwrap(),
+        ],
+    );
+    assert!(done.status.success());
+    let about = std::fs::read_to_string(other.join("sequences/00/passerby.json")).unwrap();
+    assert!(
+        about.contains(r#""name":"pedestrian","semantic_kitti_id":31"#),
+        "{about}"
+    );
+    std::fs::write(&map, "{\n  \"pedestrian\": 31,\n  \"wall\": -4\n}").unwrap();
+    let refused = export(
+        &recording,
+        &other,
+        &[
+            "--format",
+            "semantickitti",
+            "--class-map",
+            map.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("`wall`"));
+    std::fs::write(&map, "{\n  \"pedestrian\": 31,,\n}").unwrap();
+    let refused = export(
+        &recording,
+        &other,
+        &[
+            "--format",
+            "semantickitti",
+            "--class-map",
+            map.to_str().unwrap(),
+        ],
+    );
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("map.json:2:"));
+
+    // An unknown lidar names the ones there are.
+    let refused = export(
+        &recording,
+        &other,
+        &["--format", "semantickitti", "--sensor", "r1/os1"],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("it has r1/vlp16"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+
+    // Damaged recordings: cut anywhere, or bytes flipped, the export fails with a message
+    // (or, cut after its last scan, succeeds), never panics.
+    let bytes = std::fs::read(&recording).unwrap();
+    let damaged = dir.join("damaged.mcap");
+    let n = bytes.len();
+    let mut cases: Vec<Vec<u8>> = [0, 7, 8, 100, n / 3, n / 2, n - 100, n - 1]
+        .iter()
+        .map(|&cut| bytes[..cut].to_vec())
+        .collect();
+    for k in 1..=8 {
+        let mut flipped = bytes.clone();
+        let at = n * k / 9;
+        for b in &mut flipped[at..at + 64] {
+            *b ^= 0x5a;
+        }
+        cases.push(flipped);
+    }
+    for (i, case) in cases.iter().enumerate() {
+        std::fs::write(&damaged, case).unwrap();
+        let done = export(
+            &damaged,
+            &dir.join("damaged"),
+            &["--format", "semantickitti"],
+        );
+        let code = done.status.code();
+        assert!(
+            matches!(code, Some(0) | Some(2)),
+            "case {i}: {code:?} {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        if code == Some(2) {
+            assert!(String::from_utf8_lossy(&done.stderr).contains("damaged.mcap"));
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod export;
 pub mod model;
 pub mod open;
 pub mod recover;

@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::{passerby, python_script, python_venv, repo};
-use std::process::Command;
+use common::{passerby, python_script, python_venv, run_script};
 
 use std::path::{Path, PathBuf};
 
@@ -77,20 +76,14 @@ fn kitti_python() -> PathBuf {
     )
 }
 
-/// Runs `crates/cli/tests/SCRIPT` with pykitti's Python; its output, once it succeeded.
-fn kitti_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(kitti_python())
-        .arg(repo().join("crates/cli/tests").join(script))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// `export --format semantickitti --class-map MAP`.
+fn export_mapped(recording: &Path, out: &Path, map: &Path) -> std::process::Output {
+    let map = map.to_str().unwrap();
+    export(
+        recording,
+        out,
+        &["--format", "semantickitti", "--class-map", map],
+    )
 }
 
 fn export(recording: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -114,7 +107,8 @@ fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
-    kitti_script(
+    run_script(
+        &kitti_python(),
         "semantickitti_check.py",
         &[
             recording.as_os_str(),
@@ -127,16 +121,7 @@ fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
     let map = dir.join("map.json");
     std::fs::write(&map, r#"{"pedestrian": 31}"#).unwrap();
     let other = dir.join("mapped");
-    let done = export(
-        &recording,
-        &other,
-        &[
-            "--format",
-            "semantickitti",
-            "--class-map",
-            map.to_str().unwrap(),
-        ],
-    );
+    let done = export_mapped(&recording, &other, &map);
     assert!(done.status.success());
     let about = std::fs::read_to_string(other.join("sequences/00/passerby.json")).unwrap();
     assert!(
@@ -144,29 +129,11 @@ fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
         "{about}"
     );
     std::fs::write(&map, "{\n  \"pedestrian\": 31,\n  \"wall\": -4\n}").unwrap();
-    let refused = export(
-        &recording,
-        &other,
-        &[
-            "--format",
-            "semantickitti",
-            "--class-map",
-            map.to_str().unwrap(),
-        ],
-    );
+    let refused = export_mapped(&recording, &other, &map);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("`wall`"));
     std::fs::write(&map, "{\n  \"pedestrian\": 31,,\n}").unwrap();
-    let refused = export(
-        &recording,
-        &other,
-        &[
-            "--format",
-            "semantickitti",
-            "--class-map",
-            map.to_str().unwrap(),
-        ],
-    );
+    let refused = export_mapped(&recording, &other, &map);
     assert!(String::from_utf8_lossy(&refused.stderr).contains("map.json:2:"));
 
     // An unknown lidar names the ones there are.

@@ -72,7 +72,12 @@ pub fn readers_python() -> PathBuf {
 
 /// Runs `crates/cli/tests/SCRIPT` with the readers' Python; its output, once it succeeded.
 pub fn python_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(readers_python())
+    run_script(&readers_python(), script, args)
+}
+
+/// Runs `crates/cli/tests/SCRIPT` with `python`; its output, once it succeeded.
+pub fn run_script(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new(python)
         .arg(repo().join("crates/cli/tests").join(script))
         .args(args)
         .output()

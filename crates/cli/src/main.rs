@@ -131,6 +131,9 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Measure ray casting on a world's lidars and lasers (scene build, seconds per scan, Mrays/s).
     Bench(commands::bench::BenchArgs),
+    /// Run a sweep: every world x seed x variable values of a spec, recorded and exported,
+    /// with a manifest; resumable, shardable (Kubernetes, Slurm).
+    Sweep(commands::sweep::SweepArgs),
     /// Export a recording into a dataset layout (SemanticKITTI).
     Export(commands::export::ExportArgs),
     /// Rewrite a recording cut short (killed, power loss, full disk) into a readable file.
@@ -188,6 +191,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(&cli.global, args),
         Command::Recover(args) => commands::recover::run(&cli.global, args),
         Command::Export(args) => commands::export::run(&cli.global, args),
+        Command::Sweep(args) => commands::sweep::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

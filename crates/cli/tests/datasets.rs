@@ -5,16 +5,9 @@
 
 mod common;
 
-use common::{passerby, python_script, python_venv, run_script};
+use common::{passerby, python_script, python_venv, run_script, scratch};
 
 use std::path::{Path, PathBuf};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Records 2 s of sensor_rig driving a curve, with `extra` global flags.
 fn drive(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {

@@ -264,7 +264,8 @@ impl SequenceWriter {
             })
             .collect();
         let about = serde_json::json!({
-            "recording": recording.display().to_string(),
+            // The file's name only: an export is the same wherever the recording lies.
+            "recording": recording.file_name().map(|n| n.to_string_lossy().into_owned()),
             "topic": topic,
             "scans": self.scans,
             "points": self.points,

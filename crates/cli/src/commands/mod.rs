@@ -9,3 +9,4 @@ pub mod recover;
 pub mod render;
 pub mod run;
 pub mod serve;
+pub mod sweep;

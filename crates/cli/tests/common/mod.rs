@@ -90,3 +90,11 @@ pub fn run_script(python: &Path, script: &str, args: &[&std::ffi::OsStr]) -> Str
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// An empty folder `name` under the tests' temporary folder.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}

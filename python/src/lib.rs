@@ -5,7 +5,12 @@
 //! PointCloud2 fields, images as `H x W x C`), so an array and the MCAP message of the same run
 //! hold the same values.
 //!
+//! The package's Python (`pysrc/passerby`) re-exports this module (`passerby._native`) and adds
+//! sweeps on Ray over the primitives of `sweep.rs`.
+//!
 //! Owns: the conversion to Python objects. Must not touch: anything the engine decides.
+
+mod sweep;
 
 use numpy::{PyArray1, PyArrayMethods};
 use passerby_engine::{ChunkCompression, Engine, InputOptions, Observation, load_world};
@@ -443,8 +448,9 @@ fn points<'py>(
 
 /// The `passerby` module.
 #[pymodule]
-fn passerby(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add("WorldError", m.py().get_type::<WorldError>())?;
+    sweep::register(m)?;
     Ok(())
 }

@@ -147,3 +147,22 @@ def test_actors_skeletons_stand_where_the_actors_are(tmp_path):
         x, y = person["pose"][:2]
         assert np.abs(bones[:, :, 0] - x).max() < 1.5 and np.abs(bones[:, :, 1] - y).max() < 1.5
         assert bones[:, :, 2].max() > 1.2  # a head well above the feet
+
+
+def test_noise_scale_scales_the_noise_and_tum_writes_ground_truth(tmp_path):
+    def scans(k):
+        found = []
+        with simulation(seed=1, threads=1, noise_scale=k, tum=str(tmp_path / f"tum{k}")) as sim:
+            while sim.time < 0.3 - 1e-9:
+                found += [o["ranges"].astype(np.float64) for o in sim.step() if o["kind"] == "laser_scan"]
+        return np.concatenate(found)
+
+    exact, once, twice = scans(0.0), scans(1.0), scans(2.0)
+    finite = np.isfinite(exact) & np.isfinite(once) & np.isfinite(twice)
+    spread1 = np.median(np.abs(once[finite] - exact[finite]))
+    spread2 = np.median(np.abs(twice[finite] - exact[finite]))
+    assert 0.004 < spread1 < 0.01 and abs(spread2 / spread1 - 2) < 0.1, (spread1, spread2)
+    lines = (tmp_path / "tum0.0" / "r1_scan.tum").read_text().splitlines()
+    assert len(lines) == 60 and len(lines[0].split()) == 8
+    with pytest.raises(ValueError, match="noise_scale"):
+        simulation(noise_scale=-1.0)

@@ -111,3 +111,16 @@ class Simulation:
 
 __all__ = ["Simulation", "WorldError"]
 
+
+# Sweep primitives (passerby.sweep schedules them; docs/sweeps.md).
+def _sweep_pending(
+    spec: str, out: str, shard: Optional[tuple[int, int]] = None, engine: str = "local"
+) -> tuple[list[str], list[int]]:
+    """Records (JSON lines, status "skipped") of the scenarios already done, and the indices
+    of the others. Raises ValueError for a bad spec."""
+
+def _sweep_attempt(spec: str, out: str, index: int, attempt: int = 1, engine: str = "local") -> str:
+    """One attempt at scenario `index`, the GIL released: its record as a JSON line."""
+
+def _sweep_append(out: str, line: str, shard: Optional[tuple[int, int]] = None) -> None:
+    """Appends a record to the sweep's manifest (the shard's, with `shard`)."""

@@ -770,3 +770,63 @@ fn a_tum_trajectory_written_by_one_run_drives_another() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_planar_trajectory_follows_the_terrain_as_the_driven_vehicle_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // MVSim's drift test world (test_drift_on_elevation): slopes in x and y.
+    let drift = root().join("crates/sim/tests/worlds/drift_on_elevation.world.xml");
+    std::fs::copy(drift, d.join("w.world.xml")).unwrap();
+    std::fs::write(d.join("commands.csv"), "0,test_veh,1.0,0,0.4\n").unwrap();
+    let run = |extra: &[&str], tum: &str| -> Vec<Vec<f64>> {
+        let world = d.join("w.world.xml");
+        let (out, tum_dir) = (d.join(format!("{tum}.mcap")), d.join(tum));
+        let mut args = vec!["run", world.to_str().unwrap(), "--duration", "3"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(["--tum", tum_dir.to_str().unwrap()]);
+        args.extend(extra);
+        let result = passerby(&args);
+        assert!(result.status.success(), "{}", text(&result.stderr));
+        (std::fs::read_to_string(tum_dir.join("test_veh.tum"))
+            .unwrap()
+            .lines())
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect()
+    };
+    let commands = d.join("commands.csv");
+    let driven = run(&["--commands", commands.to_str().unwrap()], "a");
+    // The drive as t x y yaw only.
+    let planar: String = (driven.iter())
+        .map(|r| {
+            let (qx, qy, qz, qw) = (r[4], r[5], r[6], r[7]);
+            let yaw = (2.0 * (qw * qz + qx * qy)).atan2(1.0 - 2.0 * (qy * qy + qz * qz));
+            format!("{} {} {} {yaw}\n", r[0], r[1], r[2])
+        })
+        .collect();
+    std::fs::write(d.join("planar.tum"), planar).unwrap();
+    let trajectory = format!("test_veh={}", d.join("planar.tum").display());
+    let replayed = run(&["--trajectory", &trajectory], "b");
+    let (last, first) = (driven.last().unwrap(), &driven[0]);
+    assert!(
+        (last[3] - first[3]).abs() > 0.2,
+        "it climbed or descended: {first:?} {last:?}"
+    );
+    assert!(
+        last[4].abs() + last[5].abs() > 0.05,
+        "it is tilted: {last:?}"
+    );
+    // Times count from the file's first row (one step in): the replay runs a step ahead. x
+    // and y are the file's; height, pitch and roll the ground's, found in single precision
+    // (the elevation mesh's), so to 1e-7 whatever height the ground was probed from.
+    let mut worst = 0.0f64;
+    for (a, b) in driven[1..].iter().zip(&replayed) {
+        assert!((a[1] - b[1]).abs() < 1e-12 && (a[2] - b[2]).abs() < 1e-12);
+        for k in 3..8 {
+            worst = worst.max((a[k] - b[k]).abs());
+        }
+    }
+    assert!(worst < 1e-6, "{worst}");
+    eprintln!("planar replay: worst height/angle difference {worst:e}");
+    assert_eq!(driven.len(), replayed.len());
+}

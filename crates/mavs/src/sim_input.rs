@@ -186,6 +186,7 @@ impl SceneReader<'_> {
                         yaw_pitch_roll: p.yaw_pitch_roll,
                         scale: [1.0; 3],
                     },
+                    planar: false,
                 })),
             Err(e) => self.report.error(
                 file.span,

@@ -679,13 +679,23 @@ impl Simulation {
         let dt = self.timestep;
         // Keyframed poses are those of the time this step ends at.
         let t = (self.steps + 1) as f64 * dt;
+        // Bodies a 2D trajectory placed this step: set on the ground once it is known.
+        let mut planar = Vec::new();
         if let Some(mut replay) = self.replay.take() {
             for (object, twist) in replay.commands_due(self.time()) {
                 // Names were checked when the replay was set.
                 let _ = self.set_twist(object, twist);
             }
             for (object, part, transform) in replay.transforms_at(t) {
+                let on_ground = part.is_none() && replay.is_planar(object);
+                let kept = self.find(object).map(|o| *self.placement_mut(o).0);
                 let _ = self.set_transform(object, part, transform);
+                if let (true, Some(o), Some(before)) = (on_ground, self.find(object), kept) {
+                    // Height, pitch and roll stay those of the ground under it (settled below).
+                    let pose = self.placement_mut(o).0;
+                    (pose.z, pose.pitch, pose.roll) = (before.z, before.pitch, before.roll);
+                    planar.push(o);
+                }
             }
             self.replay = Some(replay);
         }
@@ -706,6 +716,29 @@ impl Simulation {
             (dt, t),
             ground,
         );
+        for object in planar {
+            match object {
+                ObjectRef::Vehicle(i) => {
+                    let v = &mut self.vehicles[i];
+                    if self.steps == 0 {
+                        v.pose.z = ground::start_height(ground, &v.pose);
+                    }
+                    (v.pose, v.wheels_ground) = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+                    self.physics
+                        .set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
+                }
+                ObjectRef::Actor(i) => {
+                    let a = &mut self.actors[i];
+                    a.pose.z = if self.steps == 0 {
+                        ground::start_height(ground, &a.pose)
+                    } else {
+                        ground::follow(ground, &a.pose, a.pose.z).unwrap_or(a.pose.z)
+                    };
+                }
+                // Blocks do not follow the ground.
+                ObjectRef::Block(_) => {}
+            }
+        }
         // (actor, other, where) for everything touching after this step.
         let mut touching: Vec<(usize, String, [f64; 3])> = Vec::new();
         for (index, a) in self.actors.iter_mut().enumerate() {

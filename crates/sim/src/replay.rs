@@ -20,6 +20,8 @@ type Track = Vec<(f64, Transform)>;
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     tracks: BTreeMap<Target, Track>,
+    /// Objects whose body rows are planar (x, y, yaw; the rest from the ground).
+    planar: std::collections::BTreeSet<String>,
     commands: Vec<TimedCommand>,
     next_command: usize,
 }
@@ -29,7 +31,11 @@ impl Replay {
     /// winning).
     pub fn new(transforms: Vec<TimedTransform>, mut commands: Vec<TimedCommand>) -> Replay {
         let mut tracks: BTreeMap<Target, Track> = BTreeMap::new();
+        let mut planar = std::collections::BTreeSet::new();
         for row in transforms {
+            if row.planar && row.part.is_none() {
+                planar.insert(row.object.clone());
+            }
             tracks
                 .entry((row.object, row.part))
                 .or_default()
@@ -41,6 +47,7 @@ impl Replay {
         commands.sort_by(|a, b| a.time.total_cmp(&b.time));
         Replay {
             tracks,
+            planar,
             commands,
             next_command: 0,
         }
@@ -72,6 +79,11 @@ impl Replay {
                 sample(rows, t).map(|tr| (object.as_str(), part.as_deref(), tr))
             })
             .collect()
+    }
+
+    /// Whether `object`'s body rows are planar (2D trajectories).
+    pub fn is_planar(&self, object: &str) -> bool {
+        self.planar.contains(object)
     }
 }
 

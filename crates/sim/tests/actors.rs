@@ -565,6 +565,7 @@ fn row(time: f64, object: &str, part: Option<&str>, xyz: [f64; 3], yaw: f64) -> 
             yaw_pitch_roll: [yaw, 0.0, 0.0],
             scale: [1.0; 3],
         },
+        planar: false,
     }
 }
 

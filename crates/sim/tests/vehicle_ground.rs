@@ -26,40 +26,10 @@ fn seeded(xml: String, timestep: f64, seed: u64) -> Simulation {
 
 /// MVSim's drift test world, verbatim but for the controller class.
 fn drift_world(controller: &str) -> String {
-    format!(
-        r#"<mvsim_world version="1.0">
-  <simul_timestep>0.005</simul_timestep>
-  <gravity>9.81</gravity>
-  <element class="elevation_map">
-    <resolution>6.0</resolution>
-    <elevation_data_matrix>
-      [1.0 0.0 -1.0;
-       1.5 0.0 -1.5;
-       1.0 0.0 -1.0]
-    </elevation_data_matrix>
-    <corner_min_x>-8</corner_min_x>
-    <corner_min_y>-8</corner_min_y>
-  </element>
-  <vehicle name="test_veh">
-    <dynamics class="differential_4_wheels">
-      <lf_wheel pos="0.3  0.6" mass="1.0" width="0.03" diameter="0.20" />
-      <rf_wheel pos="0.3 -0.6" mass="1.0" width="0.03" diameter="0.20" />
-      <lr_wheel pos="-0.3  0.6" mass="1.0" width="0.03" diameter="0.20" />
-      <rr_wheel pos="-0.3 -0.6" mass="1.0" width="0.03" diameter="0.20" />
-      <chassis mass="10.0" zmin="0.05" zmax="0.25" />
-      <controller class="{controller}">
-        <KP>4</KP><KI>3</KI><KD>0</KD>
-        <max_torque>20</max_torque>
-      </controller>
-    </dynamics>
-    <friction class="default">
-      <mu>0.8</mu>
-      <C_damping>0.05</C_damping>
-    </friction>
-    <init_pose>0 0 0</init_pose>
-  </vehicle>
-</mvsim_world>"#
-    )
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/worlds/drift_on_elevation.world.xml");
+    let xml = std::fs::read_to_string(path).expect("the drift world");
+    xml.replace("class=\"twist_ideal\"", &format!("class=\"{controller}\""))
 }
 
 #[test]

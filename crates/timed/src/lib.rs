@@ -362,6 +362,7 @@ fn transform_csv(r: &mut Reader, line: &Line<'_>) -> Option<(TimedTransform, Row
             object: object.to_owned(),
             part: part.map(str::to_owned),
             transform,
+            planar: false,
         };
         (row, place)
     })
@@ -516,6 +517,7 @@ fn transform_json(
         object: object.to_owned(),
         part,
         transform: r.convention.to_ros(translation, rotation, scale),
+        planar: false,
     };
     Some((
         row,

@@ -4,7 +4,9 @@
 //! and by SLERP between rows, held after the last).
 //!
 //! Times count from the file's first row (datasets stamp in Unix seconds); the quaternion (w
-//! last) is normalised, then turned into yaw, pitch and roll (`R = Rz·Ry·Rx`).
+//! last) is normalised, then turned into yaw, pitch and roll (`R = Rz·Ry·Rx`). A row of four
+//! fields, `t x y yaw` (radians), is planar: the body's height, pitch and roll come from the
+//! ground under it, as when it moves on its own.
 
 use passerby_diag::{Diagnostics, Loaded, SourceMap, Span};
 use passerby_world::{TimedTransform, Transform};
@@ -48,14 +50,11 @@ pub fn parse_tum(path: &Path, text: String, object: &str) -> Parsed<TimedTransfo
                 )
             })
             .collect();
-        if fields.len() != 8 {
-            let message = match fields.len() {
-                4 => {
-                    "a 2D trajectory (t x y yaw) is not read: give `timestamp tx ty tz qx qy qz qw`"
-                        .to_owned()
-                }
-                n => format!("{n} fields: expected 8, `timestamp tx ty tz qx qy qz qw`"),
-            };
+        if fields.len() != 8 && fields.len() != 4 {
+            let n = fields.len();
+            let message = format!(
+                "{n} fields: expected `timestamp tx ty tz qx qy qz qw` (8) or `t x y yaw` (4)"
+            );
             diags.error(line_span, message);
             continue;
         }
@@ -74,7 +73,15 @@ pub fn parse_tum(path: &Path, text: String, object: &str) -> Parsed<TimedTransfo
         if !ok {
             continue;
         }
-        let [t, x, y, z, qx, qy, qz, qw] = values;
+        let planar = fields.len() == 4;
+        let [t, x, y, z, qx, qy, qz, qw] = if planar {
+            // t x y yaw: a rotation about +Z.
+            let [t, x, y, yaw, ..] = values;
+            let (s, c) = (0.5 * yaw).sin_cos();
+            [t, x, y, 0.0, 0.0, 0.0, s, c]
+        } else {
+            values
+        };
         if t < previous {
             diags.error(
                 line_span,
@@ -89,7 +96,11 @@ pub fn parse_tum(path: &Path, text: String, object: &str) -> Parsed<TimedTransfo
             diags.error(line_span, "the quaternion (qx qy qz qw) has no length");
             continue;
         }
-        let (yaw, pitch, roll) = (q / norm).to_euler(glam::EulerRot::ZYX);
+        let (yaw, pitch, roll) = if planar {
+            (values[3], 0.0, 0.0)
+        } else {
+            (q / norm).to_euler(glam::EulerRot::ZYX)
+        };
         let t0 = *first.get_or_insert(t);
         rows.rows.push(TimedTransform {
             time: t - t0,
@@ -100,6 +111,7 @@ pub fn parse_tum(path: &Path, text: String, object: &str) -> Parsed<TimedTransfo
                 yaw_pitch_roll: [yaw, pitch, roll],
                 scale: [1.0; 3],
             },
+            planar,
         });
         rows.places.push(RowPlace {
             object: line_span,
@@ -146,9 +158,8 @@ mod tests {
 
     #[test]
     fn bad_rows_are_errors_at_their_places() {
-        let p = parse(
-            "0 1 2 3 0 0 0 1\n0.5 1 x 3 0 0 0 1\n-1 1 2 3 0 0 0 1\n1 0 0 90\n2 0 0 0 0 0 0 0\n",
-        );
+        let p =
+            parse("0 1 2 3 0 0 0 1\n0.5 1 x 3 0 0 0 1\n-1 1 2 3 0 0 0 1\n1 0 0\n2 0 0 0 0 0 0 0\n");
         let messages: Vec<String> = (p.diagnostics.iter())
             .map(|d| d.headline(&p.sources))
             .collect();
@@ -160,8 +171,19 @@ mod tests {
             messages[1].starts_with("gt.tum:3:1: error: timestamp -1 comes before"),
             "{messages:?}"
         );
-        assert!(messages[2].contains("a 2D trajectory"), "{messages:?}");
+        assert!(messages[2].contains("3 fields: expected"), "{messages:?}");
         assert!(messages[3].contains("no length"), "{messages:?}");
         assert_eq!(messages.len(), 4);
+    }
+
+    #[test]
+    fn two_dimensional_rows_are_planar_turns_about_z() {
+        let p = parse("10 1 2 0.5\n10.5 2 2 1.5\n");
+        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+        let rows = p.value.unwrap().rows;
+        assert!(rows.iter().all(|r| r.planar));
+        assert_eq!(rows[1].time, 0.5);
+        assert_eq!(rows[1].transform.translation, [2.0, 2.0, 0.0]);
+        assert_eq!(rows[1].transform.yaw_pitch_roll, [1.5, 0.0, 0.0]);
     }
 }

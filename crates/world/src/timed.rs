@@ -36,6 +36,10 @@ pub struct TimedTransform {
     pub part: Option<String>,
     /// The transform.
     pub transform: Transform,
+    /// Only x, y and yaw are given (a 2D `t x y yaw` trajectory): the body's height, pitch and
+    /// roll come from the ground under it, as when it moves on its own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub planar: bool,
 }
 
 /// One row of a commands file: a vehicle's body-frame velocity from `time` on.

@@ -11,12 +11,26 @@ use std::path::{Path, PathBuf};
 
 /// Records 2 s of sensor_rig driving a curve, with `extra` global flags.
 fn drive(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    record(dir, name, "1.0,0,0.3", "2", extra)
+}
+
+/// Records `seconds` of sensor_rig with the robot's command `twist` (`vx,vy,omega`).
+fn record(dir: &Path, name: &str, twist: &str, seconds: &str, extra: &[&str]) -> PathBuf {
     let commands = dir.join("commands.csv");
-    std::fs::write(&commands, "time,vehicle,vx,vy,omega\n0,r1,1.0,0,0.3\n").unwrap();
+    std::fs::write(
+        &commands,
+        format!("time,vehicle,vx,vy,omega\n0,r1,{twist}\n"),
+    )
+    .unwrap();
     let out = dir.join(name);
     let status = passerby()
         .args(extra)
-        .args(["run", "examples/sensor_rig.world.xml", "--duration", "2"])
+        .args([
+            "run",
+            "examples/sensor_rig.world.xml",
+            "--duration",
+            seconds,
+        ])
         .arg("--commands")
         .arg(&commands)
         .arg("--out")
@@ -79,6 +93,17 @@ fn export_mapped(recording: &Path, out: &Path, map: &Path) -> std::process::Outp
     )
 }
 
+/// Exports `recording` into `out` with `flags`, then runs the check `script` on the recording,
+/// the export and `topics` with pykitti's Python.
+fn export_and_check(recording: &Path, out: &Path, flags: &[&str], script: &str, topics: &[&str]) {
+    let done = export(recording, out, flags);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    let mut args = vec![recording.as_os_str(), out.as_os_str()];
+    args.extend(topics.iter().map(std::ffi::OsStr::new));
+    run_script(&kitti_python(), script, &args);
+}
+
 fn export(recording: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     passerby()
         .arg("export")
@@ -94,20 +119,12 @@ fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
     let dir = scratch("semantickitti");
     let recording = drive(&dir, "drive.mcap", &[]);
     let out = dir.join("kitti");
-    let done = export(&recording, &out, &["--format", "semantickitti"]);
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    run_script(
-        &kitti_python(),
+    export_and_check(
+        &recording,
+        &out,
+        &["--format", "semantickitti"],
         "semantickitti_check.py",
-        &[
-            recording.as_os_str(),
-            out.as_os_str(),
-            "/r1/vlp16_points".as_ref(),
-        ],
+        &["/r1/vlp16_points"],
     );
 
     // A class map overrides the words; a bad one is refused at its place.
@@ -161,20 +178,43 @@ fn semantic_kitti_export_loads_in_pykitti_and_matches_the_recording() {
     }
     for (i, case) in cases.iter().enumerate() {
         std::fs::write(&damaged, case).unwrap();
-        let done = export(
-            &damaged,
-            &dir.join("damaged"),
-            &["--format", "semantickitti"],
-        );
-        let code = done.status.code();
-        assert!(
-            matches!(code, Some(0) | Some(2)),
-            "case {i}: {code:?} {}",
-            String::from_utf8_lossy(&done.stderr)
-        );
-        if code == Some(2) {
-            assert!(String::from_utf8_lossy(&done.stderr).contains("damaged.mcap"));
+        for format in [
+            &["--format", "semantickitti"][..],
+            &["--format", "kitti", "--sensor", "r1/cam"],
+        ] {
+            let done = export(&damaged, &dir.join("damaged"), format);
+            let code = done.status.code();
+            assert!(
+                matches!(code, Some(0) | Some(2)),
+                "case {i} {format:?}: {code:?} {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+            if code == Some(2) {
+                assert!(String::from_utf8_lossy(&done.stderr).contains("damaged.mcap"));
+            }
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn kitti_export_matches_the_recording_per_the_devkit() {
+    let dir = scratch("kitti");
+    // Turning on the spot, the camera sweeps past the walking person.
+    let recording = record(&dir, "spin.mcap", "0.3,0,1.2", "4", &[]);
+    let out = dir.join("kitti");
+    let flags = [
+        "--format", "kitti", "--sensor", "r1/cam", "--lidar", "r1/vlp16",
+    ];
+    let topics = ["/r1/cam", "/r1/vlp16_points"];
+    export_and_check(&recording, &out, &flags, "kitti_check.py", &topics);
+    // Several cameras: the export asks which.
+    let refused = export(&recording, &dir.join("which"), &["--format", "kitti"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("r1/cam") && stderr.contains("r1/rgbd_rgb"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

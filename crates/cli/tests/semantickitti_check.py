@@ -14,10 +14,12 @@ import pykitti
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 
+from transforms import Transforms
+
 recording, out, topic = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 THINGS = set(range(10, 33))
 
-clouds, tf_static, tf = [], {}, {}
+clouds, tree = [], Transforms()
 with open(recording, "rb") as f:
     reader = make_reader(f, decoder_factories=[DecoderFactory()])
     labels = {m.name: m.metadata for m in reader.iter_metadata()}["passerby.labels"]
@@ -25,38 +27,7 @@ with open(recording, "rb") as f:
         if channel.topic == topic:
             clouds.append(msg)
             continue
-        for t in msg.transforms:
-            stamp = t.header.stamp.sec * 10**9 + t.header.stamp.nanosec
-            r, q = t.transform.translation, t.transform.rotation
-            edge = (t.header.frame_id, np.array([r.x, r.y, r.z]), np.array([q.x, q.y, q.z, q.w]))
-            if channel.topic == "/tf_static":
-                tf_static[t.child_frame_id] = edge
-            else:
-                tf.setdefault(t.child_frame_id, {})[stamp] = edge
-
-
-def matrix(translation, q):
-    x, y, z, w = q / np.linalg.norm(q)
-    m = np.eye(4)
-    m[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                 [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                 [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
-    m[:3, 3] = translation
-    return m
-
-
-def map_from(frame, stamp):
-    """The frame's pose in `map` at a stamp /tf has a sample at (sweeps start on steps; the
-    first, at 0, precedes the first sample, at the first step's end, and takes it)."""
-    pose = np.eye(4)
-    while frame != "map":
-        if frame in tf:
-            parent, translation, q = tf[frame][max(stamp, min(tf[frame]))]
-        else:
-            parent, translation, q = tf_static[frame]
-        pose = matrix(translation, q) @ pose
-        frame = parent
-    return pose
+        tree.add(channel.topic, msg)
 
 
 classes = {c["id"]: c["name"] for c in json.loads(labels["classes"])}
@@ -72,7 +43,7 @@ data = pykitti.odometry(str(out), "00")
 assert len(data) == len(clouds) == about["scans"] > 0, (len(data), len(clouds))
 assert np.allclose(data.calib.T_cam0_velo, np.eye(4))
 stamp0 = clouds[0].header.stamp.sec * 10**9 + clouds[0].header.stamp.nanosec
-first = map_from(clouds[0].header.frame_id, stamp0)
+first = tree.map_from(clouds[0].header.frame_id, stamp0)
 person_points = 0
 for i, msg in enumerate(clouds):
     raw = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(-1, msg.point_step)
@@ -90,7 +61,7 @@ for i, msg in enumerate(clouds):
     assert (upper == np.where(things, instance, 0)).all(), f"scan {i}: instances"
     person_points += int(((semantic == 30) & (upper == instances["passerby1"])).sum())
     stamp = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
-    truth = np.linalg.inv(first) @ map_from(msg.header.frame_id, stamp)
+    truth = np.linalg.inv(first) @ tree.map_from(msg.header.frame_id, stamp)
     assert np.abs(data.poses[i] - truth).max() < 1e-9, f"scan {i}: pose {data.poses[i]} vs {truth}"
     assert abs(data.timestamps[i].total_seconds() - (stamp - stamp0) * 1e-9) < 1e-6
 sequence_poses = np.loadtxt(out / "sequences/00/poses.txt").reshape(-1, 3, 4)

@@ -1,9 +1,10 @@
 //! Recordings exported to the dataset layouts perception tools train on: SemanticKITTI
 //! (`semantic_kitti.rs`: scans, point labels, poses, calibration, times) from a recording's
-//! lidar clouds and transform tree.
+//! lidar clouds and transform tree; KITTI objects (`kitti.rs`: images, actors' labels with 3D
+//! and 2D boxes, calibration, lidar sweeps) from a camera's frames and the ground truth.
 //!
-//! Owns: reading a finished recording back (`read.rs`, streamed; `cdr.rs`, `cloud.rs`, `tf.rs`
-//! for the few message types the layouts need), mapping our classes onto a layout's
+//! Owns: reading a finished recording back (`read.rs`, streamed; `cdr.rs`, `cloud.rs`, `tf.rs`,
+//! `messages.rs` for the few message types the layouts need), mapping our classes onto a layout's
 //! (`classes.rs`) and writing the layout. Must not touch: the simulation or the engine: an
 //! export sees only what the recording holds, so it can be made again from any recording,
 //! by anyone, later.
@@ -11,10 +12,13 @@
 mod cdr;
 pub mod classes;
 mod cloud;
+pub mod kitti;
+mod messages;
 mod read;
 pub mod semantic_kitti;
 mod tf;
 
+pub use kitti::{KittiExported, KittiOptions, export_kitti};
 pub use semantic_kitti::{Exported, SemanticKittiOptions, export_semantic_kitti};
 pub use tf::Rigid;
 
@@ -76,4 +80,36 @@ pub(crate) fn recorded_classes(
         }
     }
     Ok(classes)
+}
+
+/// The topic of the sensor `named` (`vehicle/sensor`) among `sensors` (name, topic), or the
+/// only one; errors list them (`flag` is the option that names one).
+pub(crate) fn choose_sensor(
+    recording: &std::path::Path,
+    what: &str,
+    flag: &str,
+    sensors: &[(String, String)],
+    named: Option<&str>,
+) -> Result<String, ExportError> {
+    let listed = || {
+        let names: Vec<&str> = sensors.iter().map(|(n, _)| n.as_str()).collect();
+        if names.is_empty() {
+            "it has none".to_owned()
+        } else {
+            format!("it has {}", names.join(", "))
+        }
+    };
+    let found = match named {
+        Some(name) => {
+            let name = name.trim_start_matches('/');
+            let topic = sensors
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone());
+            topic.ok_or_else(|| format!("no {what} `{name}` ({})", listed()))
+        }
+        None if sensors.len() == 1 => Ok(sensors[0].1.clone()),
+        None => Err(format!("name the {what} with {flag} ({})", listed())),
+    };
+    found.map_err(|e| ExportError::Unusable(format!("{}: {e}", recording.display())))
 }

@@ -19,7 +19,7 @@ use crate::classes::{self, class_map, is_thing};
 use crate::cloud::{self, Cloud};
 use crate::read::read_messages;
 use crate::tf::{Rigid, TfTree};
-use crate::{ExportError, recorded_classes};
+use crate::{ExportError, choose_sensor, recorded_classes};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,23 @@ pub fn export_semantic_kitti(
         }
         Ok(())
     })?;
-    let topic = choose_lidar(recording, &lidars, options.sensor.as_deref())?;
+    let named: Vec<(String, String)> = (lidars.iter())
+        .map(|t| {
+            (
+                t.trim_start_matches('/')
+                    .trim_end_matches("_points")
+                    .to_owned(),
+                t.clone(),
+            )
+        })
+        .collect();
+    let topic = choose_sensor(
+        recording,
+        "lidar",
+        "--sensor VEHICLE/SENSOR",
+        &named,
+        options.sensor.as_deref(),
+    )?;
     let our_classes = recorded_classes(recording, &metadata)?;
     let map = class_map(&our_classes, &options.class_overrides);
 
@@ -126,48 +142,6 @@ pub fn export_semantic_kitti(
         scans: writer.scans,
         points: writer.points,
     })
-}
-
-/// The lidar topic to export: the one `sensor` names, or the only one.
-fn choose_lidar(
-    recording: &Path,
-    lidars: &[String],
-    sensor: Option<&str>,
-) -> Result<String, ExportError> {
-    let listed = || {
-        let names: Vec<String> = (lidars.iter())
-            .map(|t| {
-                t.trim_start_matches('/')
-                    .trim_end_matches("_points")
-                    .to_owned()
-            })
-            .collect();
-        if names.is_empty() {
-            "it has none".to_owned()
-        } else {
-            format!("it has {}", names.join(", "))
-        }
-    };
-    match sensor {
-        Some(sensor) => {
-            let topic = format!("/{}_points", sensor.trim_start_matches('/'));
-            if lidars.contains(&topic) {
-                Ok(topic)
-            } else {
-                Err(ExportError::Unusable(format!(
-                    "{}: no lidar `{sensor}` ({})",
-                    recording.display(),
-                    listed()
-                )))
-            }
-        }
-        None if lidars.len() == 1 => Ok(lidars[0].clone()),
-        None => Err(ExportError::Unusable(format!(
-            "{}: name the lidar with --sensor VEHICLE/SENSOR ({})",
-            recording.display(),
-            listed()
-        ))),
-    }
 }
 
 struct SequenceWriter {

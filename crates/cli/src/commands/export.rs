@@ -1,9 +1,10 @@
-//! `passerby export REC.mcap DIR --format semantickitti [--sensor VEH/NAME] [--sequence NN]
-//! [--class-map MAP.json]`: a recording into a dataset layout (`passerby-datasets`).
+//! `passerby export REC.mcap DIR --format semantickitti|kitti [--sensor VEH/NAME]
+//! [--sequence NN] [--class-map MAP.json] [--lidar VEH/NAME] [--first-index N]`: a recording
+//! into a dataset layout (`passerby-datasets`).
 
 use crate::GlobalArgs;
 use clap::Args;
-use passerby_datasets::{SemanticKittiOptions, export_semantic_kitti};
+use passerby_datasets::{KittiOptions, SemanticKittiOptions, export_kitti, export_semantic_kitti};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,9 +21,17 @@ pub struct ExportArgs {
     /// The layout.
     #[arg(long, value_enum)]
     pub format: Format,
-    /// The lidar to export, `VEHICLE/SENSOR` (needed when the recording has several).
+    /// The sensor to export, `VEHICLE/SENSOR` (needed when the recording has several): the
+    /// lidar (semantickitti) or the camera (kitti; an RGB-D camera's colour half is
+    /// `VEHICLE/NAME_rgb`).
     #[arg(long, value_name = "VEHICLE/SENSOR")]
     pub sensor: Option<String>,
+    /// kitti: also write this lidar's sweeps (`velodyne/`, the sweep nearest each frame).
+    #[arg(long, value_name = "VEHICLE/SENSOR")]
+    pub lidar: Option<String>,
+    /// kitti: the first frame's number in the file names (to append to a dataset).
+    #[arg(long, default_value_t = 0)]
+    pub first_index: usize,
     /// The sequence's name (SemanticKITTI's `sequences/NN`).
     #[arg(long, default_value = "00")]
     pub sequence: String,
@@ -37,6 +46,8 @@ pub struct ExportArgs {
 pub enum Format {
     /// SemanticKITTI: velodyne/*.bin, labels/*.label, poses.txt, calib.txt, times.txt.
     Semantickitti,
+    /// KITTI objects: training/{image_2, label_2, calib, velodyne}, ImageSets/train.txt.
+    Kitti,
 }
 
 /// Runs the command.
@@ -58,6 +69,23 @@ pub fn run(global: &GlobalArgs, args: &ExportArgs) -> anyhow::Result<ExitCode> {
                     "wrote {} scans ({} points) of {} into {}",
                     done.scans,
                     done.points,
+                    done.topic,
+                    done.dir.display()
+                );
+            }
+        }
+        Format::Kitti => {
+            let options = KittiOptions {
+                camera: args.sensor.clone(),
+                lidar: args.lidar.clone(),
+                first_index: args.first_index,
+            };
+            let done = export_kitti(&args.recording, &args.out, &options)?;
+            if !global.quiet {
+                println!(
+                    "wrote {} frames ({} labelled objects) of {} into {}",
+                    done.frames,
+                    done.objects,
                     done.topic,
                     done.dir.display()
                 );

@@ -10,6 +10,7 @@
 //!
 //! Owns: the conversion to Python objects. Must not touch: anything the engine decides.
 
+mod export;
 mod sweep;
 
 use numpy::{PyArray1, PyArrayMethods};
@@ -236,8 +237,14 @@ impl Simulation {
     /// skinned model), as the recording's ground truth draws them.
     fn actors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let (states, skeletons) = self.with_engine(py, |e| {
+            let labels = passerby_engine::actor_labels(e.world(), e.scene());
+            let capsules =
+                (e.world().actors.iter()).map(|a| (a.collision_radius, a.collision_height));
             let states: Vec<_> = (e.sim().actors().iter())
-                .map(|a| (a.name.clone(), a.pose, a.speed, a.held))
+                .zip(labels.into_iter().zip(capsules))
+                .map(|(a, (label, capsule))| {
+                    (a.name.clone(), a.pose, a.speed, a.held, label, capsule)
+                })
                 .collect();
             let mut skeletons = vec![Vec::new(); states.len()];
             for s in e.live().skeletons() {
@@ -251,10 +258,21 @@ impl Simulation {
             Ok((states, skeletons))
         })?;
         let list = PyList::empty(py);
-        for ((name, p, speed, held), bones) in states.into_iter().zip(skeletons) {
+        for ((name, p, speed, held, (instance, class), (r, h)), bones) in
+            states.into_iter().zip(skeletons)
+        {
             let d = PyDict::new(py);
             d.set_item("name", name)?;
+            d.set_item("instance", instance)?;
+            d.set_item("class", class)?;
             d.set_item("pose", (p.x, p.y, p.z, p.yaw, p.pitch, p.roll))?;
+            // As /ground_truth/actors has it: around the collision capsule, centre at half
+            // height, turned as the actor.
+            let b = PyDict::new(py);
+            b.set_item("center", (p.x, p.y, p.z + h / 2.0))?;
+            b.set_item("yaw_pitch_roll", (p.yaw, p.pitch, p.roll))?;
+            b.set_item("size", (2.0 * r, 2.0 * r, h))?;
+            d.set_item("box", b)?;
             d.set_item("speed", speed)?;
             d.set_item("held", held)?;
             let count = bones.len() / 6;
@@ -452,5 +470,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add("WorldError", m.py().get_type::<WorldError>())?;
     sweep::register(m)?;
+    export::register(m)?;
     Ok(())
 }

@@ -166,3 +166,25 @@ def test_noise_scale_scales_the_noise_and_tum_writes_ground_truth(tmp_path):
     assert len(lines) == 60 and len(lines[0].split()) == 8
     with pytest.raises(ValueError, match="noise_scale"):
         simulation(noise_scale=-1.0)
+
+
+def test_actors_carry_their_recorded_box_and_recordings_export(tmp_path):
+    out = tmp_path / "run.mcap"
+    with simulation(seed=2, threads=1, record=str(out)) as sim:
+        sim.set_command("r1", 0.5)
+        sim.run(1.0)
+        actors = sim.actors()
+    (walker,) = actors
+    truth = recorded(out, "/ground_truth/actors")[-1].detections[0]
+    assert walker["instance"] == int(truth.id) and walker["class"] == truth.results[0].hypothesis.class_id
+    c, s = truth.bbox.center.position, truth.bbox.size
+    assert walker["box"]["center"] == pytest.approx((c.x, c.y, c.z), abs=1e-12)
+    assert walker["box"]["size"] == pytest.approx((s.x, s.y, s.z), abs=1e-12)
+    semantic = passerby.export_semantic_kitti(str(out), str(tmp_path / "sk"))
+    assert semantic["scans"] == 10 and semantic["topic"] == "/r1/vlp16_points"
+    labels = np.fromfile(tmp_path / "sk/sequences/00/labels/000000.label", dtype=np.uint32)
+    assert labels.size == np.fromfile(tmp_path / "sk/sequences/00/velodyne/000000.bin", dtype=np.float32).size // 4
+    kitti = passerby.export_kitti(str(out), str(tmp_path / "kitti"), camera="r1/cam")
+    assert kitti["frames"] == 10
+    with pytest.raises(ValueError, match="r1/rgbd_rgb"):
+        passerby.export_kitti(str(out), str(tmp_path / "k2"))

@@ -1,7 +1,8 @@
 """Passerby, a headless robot-sensor simulator: MVSim worlds and MAVS scenes, skeletal-animated
 people, lidars, lasers, cameras, IMU and GNSS, with ground-truth labels.
 
-`Simulation` runs a world step by step (the native engine, `passerby._native`); `sweep` runs
+`Simulation` runs a world step by step (the native engine, `passerby._native`);
+`export_semantic_kitti` and `export_kitti` turn a recording into those layouts; `sweep` runs
 every scenario of a sweep spec (docs/sweeps.md) here on threads or as Ray tasks, writing what
 `passerby sweep` writes: the same recordings, exports and manifest.
 """
@@ -14,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._native import Simulation, WorldError
+from ._native import Simulation, WorldError, export_kitti, export_semantic_kitti
 
-__all__ = ["Simulation", "WorldError", "sweep"]
+__all__ = ["Simulation", "WorldError", "export_kitti", "export_semantic_kitti", "sweep"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 

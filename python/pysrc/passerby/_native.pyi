@@ -96,8 +96,11 @@ class Simulation:
         """Lets a held object move on its own again."""
 
     def actors(self) -> list[dict[str, Any]]:
-        """Each actor: `name`, `pose` (x, y, z, yaw, pitch, roll), `speed` (m/s), `held`,
-        `skeleton` (bones x 2 x 3 world points, float64; empty without a skinned model)."""
+        """Each actor: `name`, `instance` (its id in labels), `class`, `pose` (x, y, z, yaw,
+        pitch, roll), `speed` (m/s), `held`, `box` (its ground-truth 3D box as
+        /ground_truth/actors records it: `center` x, y, z, `yaw_pitch_roll`, `size` along its
+        own x, y, z: around its collision capsule), `skeleton` (bones x 2 x 3 world points,
+        float64; empty without a skinned model)."""
 
     def vehicles(self) -> list[dict[str, Any]]:
         """Each vehicle: `name`, `pose` (x, y, z, yaw, pitch, roll), `velocity` (vx, vy,
@@ -109,7 +112,32 @@ class Simulation:
     def __enter__(self) -> "Simulation": ...
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> bool: ...
 
-__all__ = ["Simulation", "WorldError"]
+def export_semantic_kitti(
+    recording: str,
+    out: str,
+    *,
+    sensor: Optional[str] = None,
+    sequence: str = "00",
+    class_map: Optional[dict[str, int]] = None,
+) -> dict[str, Any]:
+    """`passerby export REC --format semantickitti` (docs/datasets.md): the lidar `sensor`
+    (`vehicle/name`; needed when there are several) into `out/sequences/<sequence>`.
+    `class_map` gives our class names SemanticKITTI ids. Returns `dir`, `topic`, `scans`,
+    `points`. Raises ValueError for a recording it cannot use, OSError for files."""
+
+def export_kitti(
+    recording: str,
+    out: str,
+    *,
+    camera: Optional[str] = None,
+    lidar: Optional[str] = None,
+    first_index: int = 0,
+) -> dict[str, Any]:
+    """`passerby export REC --format kitti`: the `camera`'s frames (`vehicle/name`) with the
+    actors' labels into `out/training`, and the `lidar`'s nearest sweeps. Returns `dir`,
+    `topic`, `frames`, `objects`."""
+
+__all__ = ["Simulation", "WorldError", "export_semantic_kitti", "export_kitti"]
 
 
 # Sweep primitives (passerby.sweep schedules them; docs/sweeps.md).

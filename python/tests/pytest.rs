@@ -60,6 +60,21 @@ fn the_python_package_passes_its_pytest_suite() {
         Command::new(bin.join("python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(package.join("tests"))
-            .env("PATH", &path),
+            .env("PATH", &path)
+            // The CLI, for `passerby sweep --engine ray` (built by `cargo test --workspace`).
+            .env("PASSERBY_BIN", passerby_binary()),
     );
+}
+
+/// The `passerby` binary of this build (beside the tests' temporary folder), which
+/// `cargo test --workspace` builds; alone, run `cargo build -p passerby` first.
+fn passerby_binary() -> std::path::PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let bin = tmp.with_file_name("debug").join("passerby");
+    assert!(
+        bin.exists(),
+        "{} is missing: cargo build -p passerby (cargo test --workspace builds it)",
+        bin.display()
+    );
+    bin
 }

@@ -86,3 +86,20 @@ def test_a_failing_scenario_is_retried_once_and_a_bad_spec_names_its_line(tmp_pa
     assert sorted(r["scenario"] for s in shards for r in s) == [f"{i:04}" + s for i, s in enumerate(
         ["_sensor_rig_s1_YARD-8", "_sensor_rig_s1_YARD-12", "_sensor_rig_s2_YARD-8", "_sensor_rig_s2_YARD-12"])]
     assert (tmp_path / "shards" / "manifest-shard-2-of-3.jsonl").exists()
+
+
+def test_the_cli_runs_a_sweep_on_ray_through_the_package(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    path = spec(tmp_path)
+    local = passerby.sweep(path, tmp_path / "local", engine="local")
+    env = dict(os.environ, PASSERBY_PYTHON=sys.executable, PASSERBY_OFFLINE="1")
+    ran = subprocess.run([os.environ["PASSERBY_BIN"], "sweep", str(path), "--out", str(tmp_path / "ray"),
+                          "--engine", "ray", "--shard", "1/2"], env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "2 scenarios on Ray: 2 done, 0 failed" in ran.stdout
+    records = [json.loads(l) for l in (tmp_path / "ray" / "manifest-shard-1-of-2.jsonl").read_text().splitlines()]
+    assert [r["engine"] for r in records] == ["ray", "ray"]
+    assert hashes(records) == {k: v for k, v in hashes(local).items() if int(k[:4]) % 2 == 1}

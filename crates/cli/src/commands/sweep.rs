@@ -32,12 +32,65 @@ pub struct SweepArgs {
     /// List the scenarios (of the shard) and run nothing.
     #[arg(long)]
     pub list: bool,
+    /// Where attempts run: `local` child processes, or `ray` tasks through the Python package
+    /// (`pip install ./python[ray]`; the Python is PASSERBY_PYTHON, else python3).
+    #[arg(long, value_enum, default_value = "local")]
+    pub engine: Engine,
+    /// The Ray cluster for `--engine ray` [default: RAY_ADDRESS, else a local cluster on
+    /// 127.0.0.1].
+    #[arg(long, value_name = "ADDRESS")]
+    pub ray_address: Option<String>,
     /// Run one attempt at scenario INDEX here and print its record (the pool's children).
     #[arg(long, hide = true, value_name = "INDEX")]
     pub run_one: Option<usize>,
     /// The attempt `--run-one` makes.
     #[arg(long, hide = true, default_value_t = 1)]
     pub attempt: u32,
+}
+
+/// `--engine`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Child processes of this binary.
+    Local,
+    /// Ray tasks, through the Python package's `passerby.sweep`.
+    Ray,
+}
+
+/// Runs the sweep through `passerby.sweep(..., engine="ray")` in Python.
+const RAY_DRIVER: &str = r#"
+import sys
+try:
+    import passerby
+except ImportError as e:
+    sys.exit(f"error: --engine ray runs the Python package (pip install ./python[ray]): {e}")
+spec, out, index, count, address = sys.argv[1:6]
+shard = (int(index), int(count)) if count != "0" else None
+records = passerby.sweep(spec, out, engine="ray", shard=shard, ray_address=address or None)
+failed = {r["scenario"] for r in records if r["status"] == "failed" and r["attempt"] >= 2}
+done = {r["scenario"] for r in records}
+print(f"{len(done)} scenarios on Ray: {len(done) - len(failed)} done, {len(failed)} failed")
+sys.exit(1 if failed else 0)
+"#;
+
+fn run_on_ray(args: &SweepArgs, shard: Option<(usize, usize)>) -> anyhow::Result<ExitCode> {
+    let python = std::env::var_os("PASSERBY_PYTHON").unwrap_or_else(|| "python3".into());
+    let (index, count) = shard.unwrap_or((0, 0));
+    let status = Command::new(&python)
+        .args(["-c", RAY_DRIVER])
+        .arg(&args.spec)
+        .arg(&args.out)
+        .args([index.to_string(), count.to_string()])
+        .arg(args.ray_address.clone().unwrap_or_default())
+        .status()
+        .map_err(|e| {
+            anyhow::anyhow!("--engine ray: cannot run {}: {e}", python.to_string_lossy())
+        })?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(1) => ExitCode::from(1),
+        _ => ExitCode::from(2),
+    })
 }
 
 /// Runs the command.
@@ -75,6 +128,9 @@ pub fn run(global: &GlobalArgs, args: &SweepArgs) -> anyhow::Result<ExitCode> {
             );
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if args.engine == Engine::Ray {
+        return run_on_ray(args, shard);
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;

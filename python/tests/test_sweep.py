@@ -95,10 +95,27 @@ def test_the_cli_runs_a_sweep_on_ray_through_the_package(tmp_path):
 
     path = spec(tmp_path)
     local = passerby.sweep(path, tmp_path / "local", engine="local")
-    env = dict(os.environ, PASSERBY_PYTHON=sys.executable, PASSERBY_OFFLINE="1")
-    ran = subprocess.run([os.environ["PASSERBY_BIN"], "sweep", str(path), "--out", str(tmp_path / "ray"),
-                          "--engine", "ray", "--shard", "1/2"], env=env, capture_output=True, text=True)
+    env = dict(os.environ, PASSERBY_PYTHON=sys.executable, PASSERBY_OFFLINE="1", RAY_AUTH_MODE="disabled")
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # the package must set it itself
+    head_env = dict(env, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    # A cluster already running on loopback, reached by its address (a driver that looked for
+    # its raylet at the machine's own address would wait for ever).
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ray_cli = str(pathlib.Path(sys.executable).with_name("ray"))
+    subprocess.run([ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+                    "--include-dashboard", "false", "--disable-usage-stats"], env=head_env, check=True,
+                   capture_output=True)
+    try:
+        ran = subprocess.run([os.environ["PASSERBY_BIN"], "sweep", str(path), "--out", str(tmp_path / "ray"),
+                              "--engine", "ray", "--shard", "1/2", "--ray-address", f"127.0.0.1:{port}"],
+                             env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        subprocess.run([ray_cli, "stop", "--force"], env=head_env, capture_output=True)
     assert ran.returncode == 0, ran.stderr
+    assert "Connecting to existing Ray cluster" in ran.stderr
     assert "2 scenarios on Ray: 2 done, 0 failed" in ran.stdout
     records = [json.loads(l) for l in (tmp_path / "ray" / "manifest-shard-1-of-2.jsonl").read_text().splitlines()]
     assert [r["engine"] for r in records] == ["ray", "ray"]

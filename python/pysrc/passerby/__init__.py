@@ -97,23 +97,27 @@ class _ray_runner:
 
     def __init__(self, address: Optional[str]):
         address = address or os.environ.get("RAY_ADDRESS")
-        if not address:
+        host = (address or "").rsplit(":", 1)[0].removeprefix("ray://")
+        if not address or host in ("localhost", "::1") or host.startswith("127."):
             # Ray's single-machine mode: every Ray process binds to 127.0.0.1 (its
-            # --node-ip-address alone leaves the GCS and raylets listening on all interfaces).
-            # Read when ray is imported, and by the processes the cluster starts.
+            # --node-ip-address alone leaves the GCS and raylets listening on all interfaces),
+            # and a driver finds a loopback cluster's raylet on 127.0.0.1 (without it, the
+            # driver looks for one at the machine's own address and waits for ever). Read when
+            # ray is imported, and by the processes a cluster starts.
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray
 
         self.ray = ray
         self.started = False
         if not ray.is_initialized():
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
+            if os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") == "0":
                 from ray._private import ray_constants
 
                 # ray imported before the variable was set: the same switch, as it reads it.
                 ray_constants.ENABLE_RAY_CLUSTER = False
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
                 ray.init(
                     _node_ip_address="127.0.0.1",
                     include_dashboard=False,

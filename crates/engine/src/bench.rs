@@ -156,6 +156,14 @@ impl SimulationReport {
             t.sensors.as_secs_f64(),
             t.posed_ahead
         );
+        if let Some((without, with, kept)) = t.ahead_trial {
+            let kept = if kept { "kept" } else { "dropped" };
+            out += &format!(
+                "  posing ahead measured: {:.1} us a step without, {:.1} us with: {kept}\n",
+                without * 1e6,
+                with * 1e6
+            );
+        }
         for (n, (o, p)) in &self.sensors {
             out += &format!("  {n}: {o} observations, {p} points\n");
         }

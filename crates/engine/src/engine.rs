@@ -49,6 +49,9 @@ pub struct StageTimes {
     pub sensors: Duration,
     /// Steps whose scene was posed while the previous step's sensors ran.
     pub posed_ahead: u64,
+    /// The measured trial of posing ahead (on more than one thread): mean wall seconds of a
+    /// step without it and with it, and whether it was kept, once both halves of the trial ran.
+    pub ahead_trial: Option<(f64, f64, bool)>,
 }
 
 /// A world running, and the sinks its steps feed.
@@ -68,8 +71,11 @@ pub struct Engine {
     /// Time per stage.
     pub times: StageTimes,
     /// A second simulation of the same world, for posing the next step early (see the module
-    /// comment); `None` once the run's simulation was changed from outside.
+    /// comment); `None` once the run's simulation was changed from outside, or once posing
+    /// ahead was measured to cost more than it saves.
     ahead: Option<Simulation>,
+    /// Whether posing ahead pays on this world, measured in its first steps.
+    trial: AheadTrial,
     sinks: Vec<Box<dyn Sink>>,
     /// The last step's observations and skeletons.
     last: Arc<Vec<Observation>>,
@@ -90,6 +96,7 @@ impl Engine {
         let live = LiveScene::new(built, &world)?;
         let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;
         let rig = Rig::new(&world, seed);
+        let trial = AheadTrial::new(world.effective_timestep());
         // The world's own CSV logs (`<auto_start_recording>`), as MVSim writes them.
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
         if let Some(logs) = VehicleLogs::create(&world).map_err(EngineError::Sink)? {
@@ -105,6 +112,7 @@ impl Engine {
             camera_visibility: None,
             times: StageTimes::default(),
             ahead: Some(ahead),
+            trial,
             sinks,
             last: Arc::new(Vec::new()),
             skeletons: Vec::new(),
@@ -154,7 +162,8 @@ impl Engine {
         let outlines = &self.live.built.outlines;
         let (sim, ahead) = Self::simulations(&self.world, self.seed, &self.ground, outlines)?;
         self.sim = sim;
-        self.ahead = Some(ahead);
+        // Posing ahead once measured not to pay stays off.
+        self.ahead = (self.trial.decided != Some(false)).then_some(ahead);
         self.live.discard_ahead();
         self.live.update(&self.sim)?;
         self.rig = Rig::new(&self.world, self.seed);
@@ -469,8 +478,9 @@ impl Engine {
             self.live.update_within(&self.sim, Some(&reach))?;
         }
         let t2 = Instant::now();
+        let overlapping = rayon::current_num_threads() > 1 && self.trial.poses_ahead();
         let observations = match &mut self.ahead {
-            Some(ahead) if rayon::current_num_threads() > 1 => {
+            Some(ahead) if overlapping => {
                 let plan = self.rig.next_reach_plan(&self.sim);
                 let (rig, sim) = (&mut self.rig, &self.sim);
                 let (observations, posed) = self.live.overlap(
@@ -493,7 +503,124 @@ impl Engine {
         self.times.simulation += t1 - t0;
         self.times.scene += t2 - t1;
         self.times.sensors += t3 - t2;
+        if self.ahead.is_some() && rayon::current_num_threads() > 1 {
+            let verdict = self.trial.record(t3 - t0);
+            self.times.ahead_trial = self.trial.means;
+            match verdict {
+                Verdict::Measuring => {}
+                // The copy posed before the trial's other half is stale: pose it anew.
+                Verdict::Resume => self.live.discard_ahead(),
+                Verdict::Keep => {}
+                Verdict::Drop => {
+                    self.ahead = None;
+                    self.live.discard_ahead();
+                }
+            }
+        }
         Ok(observations)
+    }
+}
+
+/// Whether posing the next step during the sensors pays on a world, measured rather than
+/// assumed: it doubles the simulation's steps (the second simulation makes each step too) and
+/// the scene's posing, which only running them beside the sensors hides. Worlds whose sensors
+/// are cheap against their simulation (dozens of small 2D lasers on driven robots) run faster
+/// without it. The first window of steps (a simulated second, so that every sensor's period
+/// falls into it alike) runs without posing ahead, the second with it (the second simulation
+/// catching up once); the faster way is kept for the rest of the run. Observations are the same
+/// either way, so the choice, timed and so not reproducible, changes nothing but speed.
+#[derive(Clone, Debug)]
+struct AheadTrial {
+    /// Steps per half of the trial.
+    window: u32,
+    /// Steps recorded so far.
+    steps: u32,
+    /// Wall time of the half without posing ahead, and of the half with it (their first
+    /// tenth left out: warming up).
+    without: Duration,
+    with: Duration,
+    /// Mean wall seconds per step without and with, and the choice, once measured.
+    means: Option<(f64, f64, bool)>,
+    decided: Option<bool>,
+    /// The choice made whatever the timings (tests).
+    forced: Option<bool>,
+}
+
+/// What a step's timing decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Still measuring.
+    Measuring,
+    /// The half with posing ahead begins.
+    Resume,
+    /// Posing ahead pays: go on.
+    Keep,
+    /// Posing ahead costs more than it saves: stop it.
+    Drop,
+}
+
+impl AheadTrial {
+    fn new(timestep: f64) -> AheadTrial {
+        let window = (1.0 / timestep.max(1e-6)).round().clamp(20.0, 2000.0) as u32;
+        AheadTrial::with_window(window)
+    }
+
+    fn with_window(window: u32) -> AheadTrial {
+        AheadTrial {
+            window,
+            steps: 0,
+            without: Duration::ZERO,
+            with: Duration::ZERO,
+            means: None,
+            decided: None,
+            forced: None,
+        }
+    }
+
+    /// A trial already decided (tests).
+    #[cfg(test)]
+    fn decided(keep: bool) -> AheadTrial {
+        AheadTrial {
+            decided: Some(keep),
+            ..AheadTrial::with_window(20)
+        }
+    }
+
+    /// Whether the coming step poses ahead.
+    fn poses_ahead(&self) -> bool {
+        self.decided.unwrap_or(self.steps >= self.window)
+    }
+
+    /// Records a step's wall time.
+    fn record(&mut self, wall: Duration) -> Verdict {
+        if self.decided.is_some() {
+            return Verdict::Keep;
+        }
+        let (half, at) = (self.steps / self.window, self.steps % self.window);
+        self.steps += 1;
+        if at >= self.window / 10 {
+            match half {
+                0 => self.without += wall,
+                _ => self.with += wall,
+            }
+        }
+        if self.steps == self.window {
+            return Verdict::Resume;
+        }
+        if self.steps < 2 * self.window {
+            return Verdict::Measuring;
+        }
+        // Posing ahead is kept unless doing without is clearly faster (5 %).
+        let keep =
+            (self.forced).unwrap_or(self.with.as_secs_f64() <= self.without.as_secs_f64() / 0.95);
+        let measured = f64::from(self.window - self.window / 10);
+        self.means = Some((
+            self.without.as_secs_f64() / measured,
+            self.with.as_secs_f64() / measured,
+            keep,
+        ));
+        self.decided = Some(keep);
+        if keep { Verdict::Keep } else { Verdict::Drop }
     }
 }
 
@@ -532,8 +659,19 @@ mod tests {
     /// at step `held_at`, the walker is moved from outside the simulation (in the run's
     /// simulation only, as a caller would).
     fn run(threads: usize, steps: usize, held_at: Option<usize>) -> (Vec<Observation>, u64) {
+        run_with(threads, steps, held_at, AheadTrial::decided(true))
+    }
+
+    /// [`run`] with the trial of posing ahead given.
+    fn run_with(
+        threads: usize,
+        steps: usize,
+        held_at: Option<usize>,
+        trial: AheadTrial,
+    ) -> (Vec<Observation>, u64) {
         let (world, built) = walker_world();
         let mut engine = Engine::new(world, built, 7).unwrap();
+        engine.trial = trial;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -574,6 +712,49 @@ mod tests {
             .sum();
         assert!(points > 1000, "{points}");
         assert!(same(&serial, &overlapped));
+    }
+
+    #[test]
+    fn the_trial_of_posing_ahead_changes_no_observation() {
+        let steps = 120;
+        let (serial, _) = run(1, steps, None);
+        for keep in [true, false] {
+            let mut trial = AheadTrial::with_window(20);
+            trial.forced = Some(keep);
+            let (observations, ahead) = run_with(2, steps, None, trial);
+            // Steps 21..40 pose ahead (the first catching the second simulation up), and
+            // every step from 41 on when it is kept.
+            let expected = if keep { steps as u64 - 21 } else { 19 };
+            assert_eq!(ahead, expected, "keep {keep}");
+            assert!(same(&serial, &observations), "keep {keep}");
+        }
+    }
+
+    #[test]
+    fn the_trial_keeps_posing_ahead_unless_doing_without_is_clearly_faster() {
+        let verdicts = |without: u64, with: u64| {
+            let mut trial = AheadTrial::with_window(10);
+            let mut last = Vec::new();
+            for step in 0..20 {
+                let wall = if step < 10 { without } else { with };
+                last.push(trial.record(Duration::from_micros(wall)));
+            }
+            (last, trial.decided, trial.means)
+        };
+        let (steps, decided, means) = verdicts(100, 98);
+        assert_eq!(steps[9], Verdict::Resume);
+        assert_eq!(steps[19], Verdict::Keep);
+        assert_eq!(decided, Some(true));
+        assert_eq!(means.map(|m| m.2), Some(true));
+        let (steps, decided, _) = verdicts(100, 104);
+        assert_eq!(
+            (steps[19].clone(), decided),
+            (Verdict::Keep, Some(true)),
+            "within 5 %"
+        );
+        let (steps, decided, _) = verdicts(100, 120);
+        assert_eq!((steps[19].clone(), decided), (Verdict::Drop, Some(false)));
+        assert!(!AheadTrial::with_window(10).poses_ahead());
     }
 
     #[test]

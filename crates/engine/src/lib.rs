@@ -3,7 +3,8 @@
 //!
 //! Owns: loading any supported input into the world description (`load.rs`: MVSim worlds,
 //! MAVS scenes with their rig) and the model library; the running pipeline (`engine.rs`:
-//! simulation, scene posing, sensors, posing ahead on a second thread) with its inputs (velocity
+//! simulation, scene posing, sensors, posing ahead on a second thread when it pays,
+//! `trial.rs`) with its inputs (velocity
 //! commands, transform sets, poses, replays) and reset; feeding each step to the sinks; timed
 //! input files checked against a world (`inputs.rs`), label tables (`labels.rs`), the report
 //! `check` prints (`report.rs`), scan timing (`bench.rs`), the recordings' start date (`time.rs`). Must not
@@ -33,6 +34,7 @@ mod labels;
 mod load;
 pub mod report;
 mod time;
+mod trial;
 
 pub use engine::{Engine, EngineError, StageTimes};
 pub use labels::{actor_labels, label_tables};

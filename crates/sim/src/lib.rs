@@ -717,27 +717,13 @@ impl Simulation {
             ground,
         );
         for object in planar {
-            match object {
-                ObjectRef::Vehicle(i) => {
-                    let v = &mut self.vehicles[i];
-                    if self.steps == 0 {
-                        v.pose.z = ground::start_height(ground, &v.pose);
-                    }
-                    (v.pose, v.wheels_ground) = ground::settle_vehicle(ground, &v.wheels, &v.pose);
-                    self.physics
-                        .set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
-                }
-                ObjectRef::Actor(i) => {
-                    let a = &mut self.actors[i];
-                    a.pose.z = if self.steps == 0 {
-                        ground::start_height(ground, &a.pose)
-                    } else {
-                        ground::follow(ground, &a.pose, a.pose.z).unwrap_or(a.pose.z)
-                    };
-                }
-                // Blocks do not follow the ground.
-                ObjectRef::Block(_) => {}
-            }
+            let first_step = self.steps == 0;
+            let bodies = (
+                &mut self.vehicles[..],
+                &mut self.actors[..],
+                &mut self.physics,
+            );
+            vehicles::settle_planar(object, bodies, ground, first_step);
         }
         // (actor, other, where) for everything touching after this step.
         let mut touching: Vec<(usize, String, [f64; 3])> = Vec::new();

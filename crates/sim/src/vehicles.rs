@@ -248,3 +248,33 @@ impl crate::Simulation {
         self.physics.drive(vehicle).odometry_twist()
     }
 }
+
+/// Settles an object a 2D trajectory placed (x, y and yaw set) on the ground under it, as when
+/// it moves on its own: a vehicle on its wheels' contacts (its slope given to the physics), an
+/// actor on the ground below it. Blocks do not follow the ground.
+pub(crate) fn settle_planar(
+    object: ObjectRef,
+    (vehicles, actors, physics): (&mut [VehicleState], &mut [crate::ActorState], &mut Physics),
+    ground: &dyn Ground,
+    first_step: bool,
+) {
+    match object {
+        ObjectRef::Vehicle(i) => {
+            let v = &mut vehicles[i];
+            if first_step {
+                v.pose.z = ground::start_height(ground, &v.pose);
+            }
+            (v.pose, v.wheels_ground) = ground::settle_vehicle(ground, &v.wheels, &v.pose);
+            physics.set_slope(i, Slope::of(v.pose.pitch, v.pose.roll));
+        }
+        ObjectRef::Actor(i) => {
+            let a = &mut actors[i];
+            a.pose.z = if first_step {
+                ground::start_height(ground, &a.pose)
+            } else {
+                ground::follow(ground, &a.pose, a.pose.z).unwrap_or(a.pose.z)
+            };
+        }
+        ObjectRef::Block(_) => {}
+    }
+}

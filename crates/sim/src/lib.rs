@@ -687,11 +687,14 @@ impl Simulation {
                 let _ = self.set_twist(object, twist);
             }
             for (object, part, transform) in replay.transforms_at(t) {
-                let on_ground = part.is_none() && replay.is_planar(object);
-                let kept = self.find(object).map(|o| *self.placement_mut(o).0);
+                // A planar body: only its x, y and yaw are set; height, pitch and roll stay
+                // those of the ground under it (settled below).
+                let planar_body = (part.is_none() && replay.is_planar(object))
+                    .then(|| self.find(object))
+                    .flatten()
+                    .map(|o| (o, *self.placement_mut(o).0));
                 let _ = self.set_transform(object, part, transform);
-                if let (true, Some(o), Some(before)) = (on_ground, self.find(object), kept) {
-                    // Height, pitch and roll stay those of the ground under it (settled below).
+                if let Some((o, before)) = planar_body {
                     let pose = self.placement_mut(o).0;
                     (pose.z, pose.pitch, pose.roll) = (before.z, before.pitch, before.roll);
                     planar.push(o);

@@ -95,13 +95,20 @@ impl Bvh {
     /// Builds over primitive boxes (index = primitive id). The result does not depend on the
     /// number of threads.
     pub fn build(boxes: &[Aabb]) -> Bvh {
-        let mut items: Vec<BuildItem> = boxes
-            .iter()
-            .enumerate()
-            .map(|(i, b)| BuildItem {
-                bounds: *b,
-                center: b.center(),
-                prim: i as u32,
+        Bvh::build_over(boxes, 0..boxes.len() as u32)
+    }
+
+    /// Builds over the primitives `members` (indices into `boxes`, each at most once) alone:
+    /// `prims` holds those indices. The result does not depend on the number of threads.
+    pub fn build_over(boxes: &[Aabb], members: impl Iterator<Item = u32>) -> Bvh {
+        let mut items: Vec<BuildItem> = members
+            .map(|prim| {
+                let b = &boxes[prim as usize];
+                BuildItem {
+                    bounds: *b,
+                    center: b.center(),
+                    prim,
+                }
             })
             .collect();
         if items.is_empty() {

@@ -34,6 +34,7 @@ mod mesh;
 mod packs;
 mod ray;
 mod scene;
+mod top;
 mod wide;
 
 pub use mesh::{LocalHit, PACKET, TriangleMesh};

@@ -1,5 +1,6 @@
 //! A two-level scene: meshes (each with its own BVH, shared by any number of instances) placed
-//! by instance transforms, and a top-level BVH over the instances, rebuilt when they move.
+//! by instance transforms, and a top level over the instances (`top.rs`: one tree for those
+//! that stay put, one rebuilt at each commit for those that move).
 //!
 //! Rays are intersected in each instance's own frame (the ray is moved there, the mesh is not),
 //! so precision follows the mesh's own coordinates, not its placement: a 2e5 m ground plane made
@@ -9,9 +10,9 @@
 //! clone gets its own copy of it): a second copy of a world for posing the next step while
 //! sensors read this one costs only its moving meshes.
 
-use crate::bvh::{Aabb, Bvh};
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box, larger_or, smaller_or};
+use crate::top::TopLevel;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -55,13 +56,14 @@ impl Instance {
     }
 }
 
-/// Meshes, instances and the top-level BVH.
+/// Meshes, instances and the top level.
 #[derive(Clone, Debug, Default)]
 pub struct Scene {
     meshes: Vec<Arc<TriangleMesh>>,
+    /// Per mesh, the instances placing it (whose boxes change with it).
+    mesh_users: Vec<Vec<u32>>,
     instances: Vec<Instance>,
-    tlas: Bvh,
-    instance_boxes: Vec<Aabb>,
+    top: TopLevel,
 }
 
 impl Scene {
@@ -78,6 +80,7 @@ impl Scene {
     /// Adds a mesh that other scenes may hold as well (see [`Scene::shared_mesh`]).
     pub fn add_shared_mesh(&mut self, mesh: Arc<TriangleMesh>) -> MeshId {
         self.meshes.push(mesh);
+        self.mesh_users.push(Vec::new());
         MeshId(self.meshes.len() as u32 - 1)
     }
 
@@ -93,6 +96,9 @@ impl Scene {
 
     /// The mesh with this id, to update its vertices (call [`Scene::commit`] afterwards).
     pub fn mesh_mut(&mut self, id: MeshId) -> &mut TriangleMesh {
+        for &user in &self.mesh_users[id.0 as usize] {
+            self.top.moved(user);
+        }
         Arc::make_mut(&mut self.meshes[id.0 as usize])
     }
 
@@ -109,19 +115,41 @@ impl Scene {
                 Arc::make_mut(mesh).update_vertices(v);
             }
         });
+        for (users, _) in (self.mesh_users.iter().zip(vertices)).filter(|(_, v)| v.is_some()) {
+            for &user in users {
+                self.top.moved(user);
+            }
+        }
     }
 
     /// Places a mesh; returns the instance index reported in hits. Call [`Scene::commit`]
-    /// before casting.
+    /// before casting. An instance expected to move is better placed with
+    /// [`Scene::add_moving_instance`] (this one works too, at the cost of one rebuild of the
+    /// still instances' tree when it first moves).
     pub fn add_instance(&mut self, mesh: MeshId, world_from_mesh: Affine3A) -> u32 {
+        self.place(mesh, world_from_mesh, false)
+    }
+
+    /// Places a mesh that will move (or change shape), as [`Scene::add_instance`] does.
+    pub fn add_moving_instance(&mut self, mesh: MeshId, world_from_mesh: Affine3A) -> u32 {
+        self.place(mesh, world_from_mesh, true)
+    }
+
+    fn place(&mut self, mesh: MeshId, world_from_mesh: Affine3A, moving: bool) -> u32 {
+        let index = self.instances.len() as u32;
         self.instances.push(make_instance(mesh, world_from_mesh));
-        self.instances.len() as u32 - 1
+        self.mesh_users[mesh.0 as usize].push(index);
+        self.top.add(moving);
+        index
     }
 
     /// Moves an instance (call [`Scene::commit`] afterwards).
     pub fn set_transform(&mut self, instance: u32, world_from_mesh: Affine3A) {
-        let mesh = self.instances[instance as usize].mesh;
-        self.instances[instance as usize] = make_instance(mesh, world_from_mesh);
+        let slot = &mut self.instances[instance as usize];
+        if slot.world_from_mesh != world_from_mesh {
+            *slot = make_instance(slot.mesh, world_from_mesh);
+            self.top.moved(instance);
+        }
     }
 
     /// An instance.
@@ -144,7 +172,12 @@ impl Scene {
             .map(|mesh| mesh.memory_bytes())
             .sum::<usize>()
             + self.instances.capacity() * std::mem::size_of::<Instance>()
-            + self.tlas.nodes.capacity() * std::mem::size_of::<crate::bvh::Node>()
+            + self
+                .mesh_users
+                .iter()
+                .map(|u| u.capacity() * 4)
+                .sum::<usize>()
+            + self.top.memory_bytes()
     }
 
     /// Total triangles over all instances.
@@ -155,19 +188,47 @@ impl Scene {
             .sum()
     }
 
-    /// Rebuilds the top-level BVH over the instances' world boxes.
+    /// Brings the top level up to date with the instances placed, moved and reshaped since
+    /// the last commit.
     pub fn commit(&mut self) {
-        self.instance_boxes = self
-            .instances
-            .iter()
-            .map(|inst| {
-                transform_box(
-                    &self.meshes[inst.mesh.0 as usize].bounds(),
-                    &inst.world_from_mesh,
-                )
-            })
-            .collect();
-        self.tlas = Bvh::build(&self.instance_boxes);
+        let (instances, meshes) = (&self.instances, &self.meshes);
+        self.top.commit(
+            |i| instances[i].world_from_mesh,
+            |i| meshes[instances[i].mesh.0 as usize].bounds(),
+        );
+    }
+
+    /// Calls `f` with every instance whose world box `inside` accepts, walking the top level:
+    /// `inside` is asked about the boxes of whole groups of instances first, and a group it
+    /// refuses is skipped, so it must accept every box around a box it would accept (a
+    /// frustum or region test does). The order of instances is unspecified; `f` stops the
+    /// walk by returning `ControlFlow::Break`.
+    pub fn visit_boxes(
+        &self,
+        mut inside: impl FnMut(&crate::bvh::Aabb) -> bool,
+        mut f: impl FnMut(u32) -> std::ops::ControlFlow<()>,
+    ) {
+        let mut stack = Vec::new();
+        for tree in self.top.trees().into_iter().filter(|t| !t.nodes.is_empty()) {
+            stack.push(0usize);
+            while let Some(node) = stack.pop() {
+                let n = &tree.nodes[node];
+                if !inside(&n.bounds) {
+                    continue;
+                }
+                if n.count == 0 {
+                    stack.extend([n.right_or_first as usize, node + 1]);
+                    continue;
+                }
+                let first = n.right_or_first as usize;
+                for &p in &tree.prims[first..first + n.count as usize] {
+                    let accepted = n.count == 1 || inside(&self.top.boxes[p as usize]);
+                    if accepted && f(p).is_break() {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /// The closest hit of a ray. Equal distances go to the lower instance, then the lower
@@ -210,7 +271,7 @@ impl Scene {
     /// it (a ray that reaches a box reaches every box around it: the slab test rounds
     /// monotonically), so a `true` here is one the walk would find too.
     fn instance_blocks(&self, index: u32, ray: &Ray, hint: &mut Option<u32>) -> bool {
-        let b = &self.instance_boxes[index as usize];
+        let b = &self.top.boxes[index as usize];
         let inv = ray.dir.recip();
         if intersect_box(ray.origin, inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
             return false;
@@ -276,8 +337,8 @@ impl Scene {
         let all = u32::MAX
             .checked_shr(32 - rays.len().min(PACKET) as u32)
             .unwrap_or(0);
-        let nodes = &self.tlas.nodes;
-        if nodes.is_empty() {
+        let trees = self.top.trees();
+        if trees.iter().all(|tree| tree.nodes.is_empty()) {
             return;
         }
         let inv: [Vec3A; PACKET] =
@@ -313,50 +374,56 @@ impl Scene {
             }
             lanes.reaching(min, max, candidates, limits)
         };
-        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
-        let mut sp = 0;
-        let mut node = 0usize;
-        loop {
-            let n = &nodes[node];
-            let (min, max) = (n.bounds.min, n.bounds.max);
-            if n.count == 0 {
-                // Inner nodes: the whole packet goes on if the beam (or else some ray) may
-                // reach the box.
-                let reached = match &beam {
-                    Some(beam) => beam.reaches(min, max, beam_limit),
-                    None => reach(min, max, all, (&limits, beam_limit)) != 0,
-                };
-                if reached {
-                    stack[sp] = n.right_or_first;
-                    sp += 1;
-                    node += 1;
-                    continue;
-                }
-            } else {
-                let reached = reach(min, max, all, (&limits, beam_limit));
-                let first = n.right_or_first as usize;
-                let prims = &self.tlas.prims[first..first + n.count as usize];
-                for &p in prims.iter().filter(|_| reached != 0) {
-                    // A leaf's box holds several instances: each is entered only by the rays
-                    // that reach its own box (entering costs moving the rays into its frame
-                    // and testing its root).
-                    let active = if prims.len() == 1 {
-                        reached
-                    } else {
-                        let b = &self.instance_boxes[p as usize];
-                        reach(b.min, b.max, reached, (&limits, beam_limit))
+        for tree in trees {
+            let nodes = &tree.nodes;
+            if nodes.is_empty() {
+                continue;
+            }
+            let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+            let mut sp = 0;
+            let mut node = 0usize;
+            loop {
+                let n = &nodes[node];
+                let (min, max) = (n.bounds.min, n.bounds.max);
+                if n.count == 0 {
+                    // Inner nodes: the whole packet goes on if the beam (or else some ray) may
+                    // reach the box.
+                    let reached = match &beam {
+                        Some(beam) => beam.reaches(min, max, beam_limit),
+                        None => reach(min, max, all, (&limits, beam_limit)) != 0,
                     };
-                    if active != 0 {
-                        self.closest_packet_in_instance(p, rays, active, best);
-                        (limits, beam_limit) = bounds(best);
+                    if reached {
+                        stack[sp] = n.right_or_first;
+                        sp += 1;
+                        node += 1;
+                        continue;
+                    }
+                } else {
+                    let reached = reach(min, max, all, (&limits, beam_limit));
+                    let first = n.right_or_first as usize;
+                    let prims = &tree.prims[first..first + n.count as usize];
+                    for &p in prims.iter().filter(|_| reached != 0) {
+                        // A leaf's box holds several instances: each is entered only by the rays
+                        // that reach its own box (entering costs moving the rays into its frame
+                        // and testing its root).
+                        let active = if prims.len() == 1 {
+                            reached
+                        } else {
+                            let b = &self.top.boxes[p as usize];
+                            reach(b.min, b.max, reached, (&limits, beam_limit))
+                        };
+                        if active != 0 {
+                            self.closest_packet_in_instance(p, rays, active, best);
+                            (limits, beam_limit) = bounds(best);
+                        }
                     }
                 }
+                if sp == 0 {
+                    break;
+                }
+                sp -= 1;
+                node = stack[sp] as usize;
             }
-            if sp == 0 {
-                return;
-            }
-            sp -= 1;
-            node = stack[sp] as usize;
         }
     }
 
@@ -396,45 +463,47 @@ impl Scene {
         ray: &Ray,
         mut f: impl FnMut(u32, &Instance, Option<f32>) -> Option<f32>,
     ) {
-        let nodes = &self.tlas.nodes;
-        if nodes.is_empty() {
-            return;
-        }
         let inv = ray.dir.recip();
         let mut best: Option<f32> = None;
-        let mut stack = [0u32; crate::bvh::MAX_DEPTH];
-        let mut sp = 0;
-        let mut node = 0usize;
-        loop {
-            let limit = best.map_or(ray.t_max, next_up);
-            let n = &nodes[node];
-            if intersect_box(
-                ray.origin,
-                inv,
-                ray.t_min,
-                limit,
-                n.bounds.min,
-                n.bounds.max,
-            )
-            .is_some()
-            {
-                if n.count > 0 {
-                    let first = n.right_or_first as usize;
-                    for &p in &self.tlas.prims[first..first + n.count as usize] {
-                        best = f(p, &self.instances[p as usize], best);
+        for tree in self.top.trees() {
+            let nodes = &tree.nodes;
+            if nodes.is_empty() {
+                continue;
+            }
+            let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+            let mut sp = 0;
+            let mut node = 0usize;
+            loop {
+                let limit = best.map_or(ray.t_max, next_up);
+                let n = &nodes[node];
+                if intersect_box(
+                    ray.origin,
+                    inv,
+                    ray.t_min,
+                    limit,
+                    n.bounds.min,
+                    n.bounds.max,
+                )
+                .is_some()
+                {
+                    if n.count > 0 {
+                        let first = n.right_or_first as usize;
+                        for &p in &tree.prims[first..first + n.count as usize] {
+                            best = f(p, &self.instances[p as usize], best);
+                        }
+                    } else {
+                        stack[sp] = n.right_or_first;
+                        sp += 1;
+                        node += 1;
+                        continue;
                     }
-                } else {
-                    stack[sp] = n.right_or_first;
-                    sp += 1;
-                    node += 1;
-                    continue;
                 }
+                if sp == 0 {
+                    break;
+                }
+                sp -= 1;
+                node = stack[sp] as usize;
             }
-            if sp == 0 {
-                return;
-            }
-            sp -= 1;
-            node = stack[sp] as usize;
         }
     }
 }
@@ -578,22 +647,6 @@ fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {
         normal_to_world: linear.inverse().transpose(),
         in_world: world_from_mesh == Affine3A::IDENTITY,
     }
-}
-
-fn transform_box(b: &Aabb, m: &Affine3A) -> Aabb {
-    let mut out = Aabb::EMPTY;
-    if b.min.x > b.max.x {
-        return out;
-    }
-    for i in 0..8 {
-        let corner = Vec3A::new(
-            if i & 1 == 0 { b.min.x } else { b.max.x },
-            if i & 2 == 0 { b.min.y } else { b.max.y },
-            if i & 4 == 0 { b.min.z } else { b.max.z },
-        );
-        out.grow(m.transform_point3a(corner));
-    }
-    out
 }
 
 fn next_up(t: f32) -> f32 {

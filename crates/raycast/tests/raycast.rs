@@ -588,3 +588,128 @@ fn packets_through_many_instances_per_top_level_leaf_answer_as_single_rays() {
         instances_hit.len()
     );
 }
+
+#[test]
+fn still_and_moving_instances_answer_as_a_scene_built_afresh() {
+    // Instances placed still and placed moving; then some of each moved, and a mesh shared by
+    // several reshaped (its instances' boxes change without their transforms). The scene must
+    // answer as one built from scratch in the final state, and a copy taken before the
+    // changes as before them.
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (soup_vertices, soup_triangles) = random_soup(&mut rng, 200, 1.0);
+    let placements: Vec<(bool, Affine3A)> = (0..60)
+        .map(|i| {
+            let at = Vec3::new(
+                rng.random_range(-10.0..10.0),
+                rng.random_range(-10.0..10.0),
+                rng.random_range(-1.0..1.0),
+            );
+            (i % 4 == 0, Affine3A::from_translation(at))
+        })
+        .collect();
+    let stretched: Vec<Vec3> = soup_vertices
+        .iter()
+        .map(|v| *v * Vec3::new(3.0, 0.5, 2.0))
+        .collect();
+    let make = |final_state: bool| {
+        let mut scene = Scene::new();
+        let box_mesh = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
+        let soup = scene.add_mesh(TriangleMesh::new_dynamic(
+            if final_state {
+                stretched.clone()
+            } else {
+                soup_vertices.clone()
+            },
+            soup_triangles.clone(),
+        ));
+        for (i, (moving, place)) in placements.iter().enumerate() {
+            let mesh = if i % 5 == 0 { soup } else { box_mesh };
+            let moved = final_state && i % 3 == 0;
+            let place = if moved {
+                Affine3A::from_translation(Vec3::new(0.0, 1.5, 0.3)) * *place
+            } else {
+                *place
+            };
+            if *moving {
+                scene.add_moving_instance(mesh, place);
+            } else {
+                scene.add_instance(mesh, place);
+            }
+        }
+        scene.commit();
+        scene
+    };
+    let mut scene = make(false);
+    let before = scene.clone();
+    for (i, (_, place)) in placements.iter().enumerate().filter(|(i, _)| i % 3 == 0) {
+        let moved = Affine3A::from_translation(Vec3::new(0.0, 1.5, 0.3)) * *place;
+        scene.set_transform(i as u32, moved);
+    }
+    scene.commit();
+    scene
+        .mesh_mut(passerby_raycast::MeshId(1))
+        .update_vertices(&stretched);
+    scene.commit();
+    let fresh = make(true);
+    let original = make(false);
+    let rays: Vec<Ray> = (0..3000)
+        .map(|_| {
+            let o = Vec3::new(
+                rng.random_range(-12.0..12.0),
+                rng.random_range(-12.0..12.0),
+                rng.random_range(-2.0..2.0),
+            );
+            Ray::new(o.into(), random_dir(&mut rng).into(), 0.0, 30.0).unwrap()
+        })
+        .collect();
+    let answers = |s: &Scene| {
+        let mut batch = vec![None; rays.len()];
+        s.closest_batch(&rays, &mut batch);
+        let single: Vec<_> = rays.iter().map(|r| s.closest(r)).collect();
+        assert_eq!(batch, single);
+        let mut shadow = vec![false; rays.len()];
+        s.any_hit_run(&rays, &mut shadow);
+        (single, shadow)
+    };
+    let now = answers(&scene);
+    assert_eq!(now, answers(&fresh));
+    assert_eq!(answers(&before), answers(&original));
+    assert_ne!(now, answers(&original), "the changes changed nothing");
+    // Walking the top level by boxes finds exactly the instances whose world boxes pass.
+    let world_box = |s: &Scene, i: u32| {
+        let inst = s.instance(i);
+        let b = s.mesh(inst.mesh).bounds();
+        let mut out = Aabb::EMPTY;
+        for k in 0..8 {
+            let corner = Vec3A::new(
+                if k & 1 == 0 { b.min.x } else { b.max.x },
+                if k & 2 == 0 { b.min.y } else { b.max.y },
+                if k & 4 == 0 { b.min.z } else { b.max.z },
+            );
+            out.grow(inst.world_from_mesh.transform_point3a(corner));
+        }
+        out
+    };
+    let inside = |b: &Aabb| b.max.x > 2.0 && b.min.y < 0.0;
+    let mut walked = Vec::new();
+    scene.visit_boxes(inside, |i| {
+        walked.push(i);
+        std::ops::ControlFlow::Continue(())
+    });
+    walked.sort_unstable();
+    let expected: Vec<u32> = (0..scene.instance_count() as u32)
+        .filter(|&i| inside(&world_box(&scene, i)))
+        .collect();
+    assert!(expected.len() > 5, "{}", expected.len());
+    assert_eq!(walked, expected);
+    let mut first_three = 0;
+    scene.visit_boxes(inside, |_| {
+        first_three += 1;
+        if first_three == 3 {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    assert_eq!(first_three, 3);
+}

@@ -49,6 +49,9 @@ struct Builder<'l> {
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
     batch: StaticBatch,
+    /// While true, instances are placed as moving ones (vehicles, actors, movable blocks), kept
+    /// out of the ray caster's tree of still instances.
+    placing_moving: bool,
 }
 
 /// A mesh's look in one texture, its corners mapped to texture coordinates by `uv`.
@@ -233,7 +236,11 @@ impl Builder<'_> {
             self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
             return u32::MAX;
         }
-        let instance = self.scene.add_instance(id, world_from_mesh);
+        let instance = if self.placing_moving {
+            self.scene.add_moving_instance(id, world_from_mesh)
+        } else {
+            self.scene.add_instance(id, world_from_mesh)
+        };
         let object = self.scene_object(name, class);
         self.objects.push(object);
         self.instance_surfaces.push(surface);
@@ -557,6 +564,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
             .collect(),
         object_ids: HashMap::new(),
         batching: true,
+        placing_moving: false,
         batch: StaticBatch::default(),
     };
     let sky = b.static_elements(world);
@@ -579,6 +587,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         instance
     });
     b.placed_meshes(world);
+    b.placing_moving = true;
     b.moving_planes(world);
     b.movable_blocks(world);
     b.vehicles(world);

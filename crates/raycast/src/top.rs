@@ -1,0 +1,125 @@
+//! The top level of a [`crate::Scene`]: the instances' world boxes and two BVHs over them, one
+//! for the instances that stay where they were placed and one for those that move.
+//!
+//! Why two: a world of a million placed plants and one robot must not rebuild a tree over a
+//! million boxes because the robot moved. An instance starts out *settled* (unless placed as
+//! moving) and becomes *moving* the first time it moves or its mesh changes; from then on it
+//! stays moving. A commit rebuilds the moving tree (a few dozen boxes in practice) and the
+//! settled one only when instances were added to it or left it. The settled tree is shared by
+//! clones of the scene.
+//!
+//! Invariants: every instance is in exactly one of the trees; both trees' `prims` are instance
+//! indices; `boxes[i]` is instance `i`'s world box as of the last commit. Which tree an instance
+//! is in changes only how fast rays find it, never what they find (ties are broken by index).
+
+use crate::bvh::{Aabb, Bvh};
+use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TopLevel {
+    /// World box of each instance, as of the last commit.
+    pub boxes: Vec<Aabb>,
+    settled: Arc<Bvh>,
+    moving: Bvh,
+    /// Per instance: whether it is in the moving tree (or will be at the next commit).
+    is_moving: Vec<bool>,
+    /// The moving instances, in increasing order.
+    moving_members: Vec<u32>,
+    /// Instances whose box may have changed since the last commit (each once; see `pending`).
+    changed: Vec<u32>,
+    pending: Vec<bool>,
+}
+
+impl TopLevel {
+    /// Registers a new instance (boxed at the next commit).
+    pub fn add(&mut self, moving: bool) {
+        if moving {
+            self.moving_members.push(self.is_moving.len() as u32);
+        }
+        self.is_moving.push(moving);
+        self.pending.push(false);
+    }
+
+    /// Notes that instance `i` moved or its mesh changed: it is moving from now on.
+    pub fn moved(&mut self, i: u32) {
+        let slot = &mut self.pending[i as usize];
+        if !*slot {
+            *slot = true;
+            self.changed.push(i);
+        }
+    }
+
+    /// The two trees, settled first.
+    pub fn trees(&self) -> [&Bvh; 2] {
+        [&self.settled, &self.moving]
+    }
+
+    /// Bytes held (the settled tree counted whole even when shared).
+    pub fn memory_bytes(&self) -> usize {
+        let tree = |b: &Bvh| {
+            b.nodes.capacity() * std::mem::size_of::<crate::bvh::Node>() + b.prims.capacity() * 4
+        };
+        tree(&self.settled)
+            + tree(&self.moving)
+            + self.boxes.capacity() * std::mem::size_of::<Aabb>()
+            + self.is_moving.capacity()
+            + self.pending.capacity()
+            + (self.changed.capacity() + self.moving_members.capacity()) * 4
+    }
+
+    /// Brings boxes and trees up to date with instances placed `world_from_mesh[i]` whose meshes
+    /// have local bounds `mesh_bounds(i)`.
+    pub fn commit(
+        &mut self,
+        world_from_mesh: impl Fn(usize) -> Affine3A + Sync,
+        mesh_bounds: impl Fn(usize) -> Aabb + Sync,
+    ) {
+        let boxed = self.boxes.len();
+        let count = self.is_moving.len();
+        let world_box = |i: usize| transform_box(&mesh_bounds(i), &world_from_mesh(i));
+        let added: Vec<Aabb> = (boxed..count).into_par_iter().map(world_box).collect();
+        self.boxes.extend(added);
+        let mut rebuild_settled = self.is_moving[boxed..].iter().any(|m| !m);
+        let mut rebuild_moving = self.is_moving[boxed..].iter().any(|m| *m);
+        for i in std::mem::take(&mut self.changed) {
+            let i = i as usize;
+            self.pending[i] = false;
+            self.boxes[i] = world_box(i);
+            rebuild_moving = true;
+            if !std::mem::replace(&mut self.is_moving[i], true) {
+                rebuild_settled = true;
+                let at = self.moving_members.partition_point(|&m| m < i as u32);
+                self.moving_members.insert(at, i as u32);
+            }
+        }
+        if rebuild_settled {
+            let settled = (self.is_moving.iter().enumerate())
+                .filter(|(_, moving)| !**moving)
+                .map(|(i, _)| i as u32);
+            self.settled = Arc::new(Bvh::build_over(&self.boxes, settled));
+        }
+        if rebuild_moving {
+            let moving = self.moving_members.iter().copied();
+            self.moving = Bvh::build_over(&self.boxes, moving);
+        }
+    }
+}
+
+/// The world box of a mesh-frame box placed by `m`.
+pub(crate) fn transform_box(b: &Aabb, m: &Affine3A) -> Aabb {
+    let mut out = Aabb::EMPTY;
+    if b.min.x > b.max.x {
+        return out;
+    }
+    for i in 0..8 {
+        let corner = Vec3A::new(
+            if i & 1 == 0 { b.min.x } else { b.max.x },
+            if i & 2 == 0 { b.min.y } else { b.max.y },
+            if i & 4 == 0 { b.min.z } else { b.max.z },
+        );
+        out.grow(m.transform_point3a(corner));
+    }
+    out
+}

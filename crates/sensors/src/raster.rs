@@ -15,7 +15,9 @@
 use crate::lens::Lens;
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Scene;
+use passerby_raycast::bvh::Aabb;
 use rayon::prelude::*;
+use std::ops::ControlFlow;
 
 /// What a pixel centre sees.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,37 +73,28 @@ pub fn visible_in_bands<T: Send>(
     let i = lens.intrinsics();
     let (fx, fy, cx, cy) = (i.fx, i.fy, i.cx, i.cy);
     let (near, far) = (i.clip_min.max(1e-6), i.clip_max);
-    let optical_from_world = world_from_optical.inverse();
+    let frustum = Frustum::new(lens, world_from_optical);
+    // Instances whose world boxes are in view, in instance order (the top level's walk skips
+    // the rest a group at a time).
+    let mut in_view = Vec::new();
+    scene.visit_boxes(
+        |b| !frustum.misses_world_box(b),
+        |instance| {
+            in_view.push(instance);
+            ControlFlow::Continue(())
+        },
+    );
+    in_view.sort_unstable();
+    let optical_from_world = frustum.optical_from_world;
     // Triangles of every instance in view, in instance order.
-    let per_instance: Vec<Vec<ScreenTriangle>> = (0..scene.instance_count() as u32)
+    let per_instance: Vec<Vec<ScreenTriangle>> = in_view
         .into_par_iter()
         .map(|instance| {
             let inst = scene.instance(instance);
             let mesh = scene.mesh(inst.mesh);
             let to_optical = optical_from_world * inst.world_from_mesh;
-            let b = mesh.bounds();
-            if !(b.min.cmple(b.max).all()) {
-                return Vec::new();
-            }
-            let corners: Vec<Vec3A> = (0..8)
-                .map(|k| {
-                    let p = Vec3A::new(
-                        if k & 1 == 0 { b.min.x } else { b.max.x },
-                        if k & 2 == 0 { b.min.y } else { b.max.y },
-                        if k & 4 == 0 { b.min.z } else { b.max.z },
-                    );
-                    to_optical.transform_point3a(p)
-                })
-                .collect();
-            let outside = |inside: &dyn Fn(Vec3A) -> bool| corners.iter().all(|&p| !inside(p));
-            let (wf, hf) = (w as f64, h as f64);
-            let culled = outside(&|p| f64::from(p.z) >= near)
-                || outside(&|p| f64::from(p.z) <= far)
-                || outside(&|p| fx * f64::from(p.x) + (cx + 0.5) * f64::from(p.z) >= 0.0)
-                || outside(&|p| -fx * f64::from(p.x) + (wf - 0.5 - cx) * f64::from(p.z) >= 0.0)
-                || outside(&|p| fy * f64::from(p.y) + (cy + 0.5) * f64::from(p.z) >= 0.0)
-                || outside(&|p| -fy * f64::from(p.y) + (hf - 0.5 - cy) * f64::from(p.z) >= 0.0);
-            if culled {
+            // The mesh's own box is tighter than its world box.
+            if frustum.misses(&box_corners(&mesh.bounds(), &to_optical)) {
                 return Vec::new();
             }
             // Vertices in the optical frame, projected where in front of the near plane, with
@@ -218,6 +211,90 @@ pub fn visible_in_bands<T: Send>(
             };
             finish(first_row, hits, output);
         });
+}
+
+/// Triangles in the instances whose world boxes are in view of `lens` from
+/// `world_from_optical`, counted up to `limit` (the count stops growing there): what
+/// rasterising the view would set up.
+pub fn triangles_in_view(
+    scene: &Scene,
+    lens: &Lens,
+    world_from_optical: &Affine3A,
+    limit: usize,
+) -> usize {
+    let frustum = Frustum::new(lens, world_from_optical);
+    let mut count = 0usize;
+    scene.visit_boxes(
+        |b| !frustum.misses_world_box(b),
+        |instance| {
+            count += scene.mesh(scene.instance(instance).mesh).triangle_count();
+            if count >= limit {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    count.min(limit)
+}
+
+/// What a pinhole lens may see from a pose: between its clip planes, and within the four
+/// planes half a pixel beyond its outermost pixel centres.
+struct Frustum {
+    optical_from_world: Affine3A,
+    /// fx, fy, cx, cy.
+    lens: [f64; 4],
+    size: (f64, f64),
+    near: f64,
+    far: f64,
+}
+
+impl Frustum {
+    fn new(lens: &Lens, world_from_optical: &Affine3A) -> Frustum {
+        let (w, h) = lens.size();
+        let i = lens.intrinsics();
+        Frustum {
+            optical_from_world: world_from_optical.inverse(),
+            lens: [i.fx, i.fy, i.cx, i.cy],
+            size: (w as f64, h as f64),
+            near: i.clip_min.max(1e-6),
+            far: i.clip_max,
+        }
+    }
+
+    /// Whether all of these optical-frame points lie beyond one of the planes.
+    fn misses(&self, corners: &[Vec3A; 8]) -> bool {
+        let [fx, fy, cx, cy] = self.lens;
+        let (wf, hf) = self.size;
+        let outside = |inside: &dyn Fn(Vec3A) -> bool| corners.iter().all(|&p| !inside(p));
+        outside(&|p| f64::from(p.z) >= self.near)
+            || outside(&|p| f64::from(p.z) <= self.far)
+            || outside(&|p| fx * f64::from(p.x) + (cx + 0.5) * f64::from(p.z) >= 0.0)
+            || outside(&|p| -fx * f64::from(p.x) + (wf - 0.5 - cx) * f64::from(p.z) >= 0.0)
+            || outside(&|p| fy * f64::from(p.y) + (cy + 0.5) * f64::from(p.z) >= 0.0)
+            || outside(&|p| -fy * f64::from(p.y) + (hf - 0.5 - cy) * f64::from(p.z) >= 0.0)
+    }
+
+    /// Whether a world box lies wholly out of view (an empty box always does).
+    fn misses_world_box(&self, b: &Aabb) -> bool {
+        self.misses(&box_corners(b, &self.optical_from_world))
+    }
+}
+
+/// A box's corners carried by `m` (all at infinity for an empty box, which every plane test
+/// then refuses).
+fn box_corners(b: &Aabb, m: &Affine3A) -> [Vec3A; 8] {
+    if !b.min.cmple(b.max).all() {
+        return [Vec3A::splat(f32::NAN); 8];
+    }
+    std::array::from_fn(|k| {
+        let p = Vec3A::new(
+            if k & 1 == 0 { b.min.x } else { b.max.x },
+            if k & 2 == 0 { b.min.y } else { b.max.y },
+            if k & 4 == 0 { b.min.z } else { b.max.z },
+        );
+        m.transform_point3a(p)
+    })
 }
 
 /// What the pixel centres of a band see, made as they are read (a band's worth would not stay

@@ -696,6 +696,60 @@ fn rasterised_and_ray_cast_frames_agree() {
 }
 
 #[test]
+fn auto_visibility_casts_rays_only_where_the_view_is_dense() {
+    // The walker's mesh alone holds more than 2 triangles for each of 16 x 12 pixels, and the
+    // whole view fewer than 2 for each of 160 x 120. The two ways give different depths in
+    // the last bits (interpolated against cast), so each frame tells which way made it.
+    let world_of = |cols: u32, rows: u32| {
+        load(&format!(
+            r#"<element class="horizontal_plane"><x_min>-20</x_min><x_max>20</x_max>
+                 <y_min>-20</y_min><y_max>20</y_max></element>
+               {}
+               <sensor class="camera" name="cam"><pose_3d>0 0 1 -90 0 -90</pose_3d>
+                 <clip_min>0.3</clip_min><clip_max>30</clip_max>
+                 <sensor_period>0.1</sensor_period><ncols>{cols}</ncols><nrows>{rows}</nrows>
+                 <cx>{}</cx><cy>{}</cy><fx>{}</fx><fy>{}</fy></sensor>"#,
+            walker_and_post(),
+            (cols as f64 - 1.0) / 2.0,
+            (rows as f64 - 1.0) / 2.0,
+            cols / 2,
+            cols / 2,
+        ))
+    };
+    let same = |a: &CameraFrame, b: &CameraFrame| {
+        a.depth
+            .iter()
+            .map(|d| d.to_bits())
+            .eq(b.depth.iter().map(|d| d.to_bits()))
+            && a.instance == b.instance
+            && a.rgb == b.rgb
+    };
+    for (cols, rows, dense) in [(16, 12, true), (160, 120, false)] {
+        let world = world_of(cols, rows);
+        let auto = camera_with(&world, Visibility::Auto, 1.0);
+        let raster = camera_with(&world, Visibility::Raster, 1.0);
+        let rays = camera_with(&world, Visibility::Rays, 1.0);
+        assert!(
+            !same(&raster, &rays),
+            "{cols} x {rows}: the two ways agree to the bit"
+        );
+        assert!(
+            auto.class.contains(&5),
+            "{cols} x {rows}: the walker is out of view"
+        );
+        let (chosen, other) = if dense {
+            (&rays, &raster)
+        } else {
+            (&raster, &rays)
+        };
+        assert!(
+            same(&auto, chosen) && !same(&auto, other),
+            "{cols} x {rows}"
+        );
+    }
+}
+
+#[test]
 fn rasterised_triangles_leave_no_cracks() {
     // Inside a finely tessellated sphere, every pixel sees it.
     let world = load(

@@ -30,9 +30,10 @@ pub struct BenchArgs {
     /// against real time, instead of casting scans at the initial state.
     #[arg(long, value_name = "SECONDS")]
     pub simulate: Option<f64>,
-    /// How cameras find what their pixels see, with `--simulate`: `raster` (rasterised
-    /// triangles, the default) or `rays` (one ray per pixel).
-    #[arg(long, value_name = "HOW", default_value = "raster", value_parser = ["raster", "rays"])]
+    /// How cameras find what their pixels see, with `--simulate`: `auto` (each frame
+    /// rasterises, unless the view holds so many triangles that a ray per pixel is cheaper: the
+    /// default), `raster` (rasterised triangles) or `rays` (one ray per pixel).
+    #[arg(long, value_name = "HOW", default_value = "auto", value_parser = ["auto", "raster", "rays"])]
     pub camera_visibility: String,
 }
 
@@ -87,10 +88,11 @@ fn simulate(
     let Some(mut engine) = open_engine(global, &args.world, pool)? else {
         return Ok(ExitCode::from(1));
     };
-    engine.set_camera_visibility(if args.camera_visibility == "rays" {
-        passerby_sensors::camera::Visibility::Rays
-    } else {
-        passerby_sensors::camera::Visibility::Raster
+    use passerby_sensors::camera::Visibility;
+    engine.set_camera_visibility(match args.camera_visibility.as_str() {
+        "rays" => Visibility::Rays,
+        "raster" => Visibility::Raster,
+        _ => Visibility::Auto,
     });
     let report = pool.install(|| passerby_engine::bench::simulate(&mut engine, seconds))?;
     if args.json {

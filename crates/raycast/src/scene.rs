@@ -310,6 +310,13 @@ impl Scene {
     /// `rays[i]` exactly as [`Scene::closest`] would. Neighbouring rays are traced [`PACKET`]
     /// at a time, so pass a scan's rays in their natural order. The results do not depend on the
     /// number of threads.
+    ///
+    /// One exception to "exactly": a triangle so large that its own test is less precise than
+    /// the box around it (MAVS's `surface.obj`, a slab 200 km wide, reports hits up to 2 mm
+    /// before its top face at a grazing angle) can hide, or be hidden by, a surface within that
+    /// error behind it, depending on which a walk meets first: packets go nearest box first,
+    /// single rays in tree order. Packets are cut from a batch the same way on any thread
+    /// count, so results stay deterministic.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         // About four tasks per thread, whole packets each: small batches (a spinning lidar's
         // columns of one step) still spread over every thread. Each ray's answer does not depend
@@ -368,38 +375,62 @@ impl Scene {
                      (limits, beam_limit): (&[f32; PACKET], f32)|
          -> u32 {
             if let Some(beam) = &beam
-                && !beam.reaches(min, max, beam_limit)
+                && beam.entry(min, max, beam_limit).is_none()
             {
                 return 0;
             }
-            lanes.reaching(min, max, candidates, limits)
+            lanes.reaching(min, max, candidates, limits).0
+        };
+        // Whether the packet may reach a box (the beam's test, or else each ray's), and a lower
+        // bound of where it enters it.
+        let entry = |b: &crate::bvh::Aabb, limits: &[f32; PACKET], beam_limit: f32| match &beam {
+            Some(beam) => beam.entry(b.min, b.max, beam_limit),
+            None => match lanes.reaching(b.min, b.max, all, limits) {
+                (0, _) => None,
+                (_, near) => Some(near),
+            },
         };
         for tree in trees {
             let nodes = &tree.nodes;
-            if nodes.is_empty() {
+            if nodes.is_empty() || entry(&nodes[0].bounds, &limits, beam_limit).is_none() {
                 continue;
             }
-            let mut stack = [0u32; crate::bvh::MAX_DEPTH];
+            // Nearer child first, the other stacked with its entry: once every ray has a hit
+            // nearer than a stacked box's entry, the box is passed over. (The order changes
+            // only what is visited, never what is found: ties go to the lower instance.)
+            let mut stack = [(0u32, 0f32); crate::bvh::MAX_DEPTH];
             let mut sp = 0;
             let mut node = 0usize;
-            loop {
+            'walk: loop {
                 let n = &nodes[node];
-                let (min, max) = (n.bounds.min, n.bounds.max);
                 if n.count == 0 {
-                    // Inner nodes: the whole packet goes on if the beam (or else some ray) may
-                    // reach the box.
-                    let reached = match &beam {
-                        Some(beam) => beam.reaches(min, max, beam_limit),
-                        None => reach(min, max, all, (&limits, beam_limit)) != 0,
-                    };
-                    if reached {
-                        stack[sp] = n.right_or_first;
-                        sp += 1;
-                        node += 1;
-                        continue;
+                    let (left, right) = (node + 1, n.right_or_first as usize);
+                    let near_left = entry(&nodes[left].bounds, &limits, beam_limit);
+                    let near_right = entry(&nodes[right].bounds, &limits, beam_limit);
+                    match (near_left, near_right) {
+                        (Some(l), Some(r)) => {
+                            let (first, (second, second_entry)) = if r < l {
+                                (right, (left, l))
+                            } else {
+                                (left, (right, r))
+                            };
+                            stack[sp] = (second as u32, second_entry);
+                            sp += 1;
+                            node = first;
+                            continue;
+                        }
+                        (Some(_), None) => {
+                            node = left;
+                            continue;
+                        }
+                        (None, Some(_)) => {
+                            node = right;
+                            continue;
+                        }
+                        (None, None) => {}
                     }
                 } else {
-                    let reached = reach(min, max, all, (&limits, beam_limit));
+                    let reached = reach(n.bounds.min, n.bounds.max, all, (&limits, beam_limit));
                     let first = n.right_or_first as usize;
                     let prims = &tree.prims[first..first + n.count as usize];
                     for &p in prims.iter().filter(|_| reached != 0) {
@@ -418,11 +449,17 @@ impl Scene {
                         }
                     }
                 }
-                if sp == 0 {
-                    break;
+                loop {
+                    if sp == 0 {
+                        break 'walk;
+                    }
+                    sp -= 1;
+                    let (next, next_entry) = stack[sp];
+                    if next_entry <= beam_limit {
+                        node = next as usize;
+                        break;
+                    }
                 }
-                sp -= 1;
-                node = stack[sp] as usize;
             }
         }
     }
@@ -547,16 +584,18 @@ impl Beam {
         })
     }
 
-    /// Whether some ray may reach the box `min..max` before `t_max`. (All three axes at once:
-    /// the inverse directions are finite and non-zero, so no product is NaN and the vector
-    /// minima and maxima are the scalar ones.)
-    fn reaches(&self, min: Vec3A, max: Vec3A, t_max: f32) -> bool {
+    /// Whether some ray may reach the box `min..max` before `t_max`, and if so a lower bound of
+    /// the rays' entry distances. (All three axes at once: the inverse directions are finite
+    /// and non-zero, so no product is NaN and the vector minima and maxima are the scalar
+    /// ones.)
+    fn entry(&self, min: Vec3A, max: Vec3A, t_max: f32) -> Option<f32> {
         let enter = Vec3A::select(self.ascending, min, max) - self.origin;
         let exit = Vec3A::select(self.ascending, max, min) - self.origin;
         let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
         let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
         // Widened by 2·gamma(3), as the single-ray test.
-        larger_or(near, self.t_min) <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)
+        let near = larger_or(near, self.t_min);
+        (near <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)).then_some(near)
     }
 }
 
@@ -593,12 +632,20 @@ impl PacketLanes {
         }
     }
 
-    /// The rays of `candidates` that reach the box `min..max` within their `limits`: lane for
-    /// lane the very operations of [`intersect_box`] (`minps`/`maxps` in the same order as its
-    /// horizontal minimum and maximum, so even NaN slab distances give the same answer).
+    /// The rays of `candidates` that reach the box `min..max` within their `limits`, and the
+    /// nearest entry among them (infinite if none): lane for lane the very operations of
+    /// [`intersect_box`] (`minps`/`maxps` in the same order as its horizontal minimum and
+    /// maximum, so even NaN slab distances give the same answer).
     #[inline]
-    fn reaching(&self, min: Vec3A, max: Vec3A, candidates: u32, limits: &[f32; PACKET]) -> u32 {
+    fn reaching(
+        &self,
+        min: Vec3A,
+        max: Vec3A,
+        candidates: u32,
+        limits: &[f32; PACKET],
+    ) -> (u32, f32) {
         let mut reached = 0;
+        let mut nearest = Vec4::INFINITY;
         for g in 0..GROUPS {
             let in_group = (candidates >> (4 * g)) & 0xF;
             if in_group == 0 {
@@ -613,9 +660,15 @@ impl PacketLanes {
             let near = x0.max(z0).max(y0.max(z0)).max(self.t_min[g]);
             let limit = Vec4::from_slice(&limits[4 * g..4 * g + 4]);
             let far = (x1.min(z1).min(y1.min(z1)) * (1.0 + 2.0 * 3.0 * f32::EPSILON)).min(limit);
-            reached |= (near.cmple(far).bitmask() & in_group) << (4 * g);
+            let hit = near.cmple(far).bitmask() & in_group;
+            if hit != 0 {
+                let lanes =
+                    glam::BVec4A::new(hit & 1 != 0, hit & 2 != 0, hit & 4 != 0, hit & 8 != 0);
+                nearest = nearest.min(Vec4::select(lanes, near, Vec4::INFINITY));
+            }
+            reached |= hit << (4 * g);
         }
-        reached
+        (reached, nearest.min_element())
     }
 }
 

@@ -29,7 +29,6 @@ pub struct Instance {
     /// `world_from_mesh`.
     pub world_from_mesh: Affine3A,
     mesh_from_world: Affine3A,
-    normal_to_world: glam::Mat3A,
     /// Placed as it is (a mesh already in world coordinates, such as merged static geometry):
     /// rays need no moving into its frame.
     in_world: bool,
@@ -39,7 +38,9 @@ impl Instance {
     /// The inverse transpose of `world_from_mesh`'s linear part: what carries a mesh-frame
     /// normal to the world frame (placements may scale unevenly), up to its length.
     pub fn normal_to_world(&self) -> glam::Mat3A {
-        self.normal_to_world
+        // `mesh_from_world`'s linear part is that inverse (the very same computation), so
+        // only the transpose is left: not stored, a million instances spare 48 MB.
+        self.mesh_from_world.matrix3.transpose()
     }
 
     /// A world ray's origin and direction in the mesh's frame.
@@ -686,18 +687,16 @@ fn keep_closer(best: &mut Option<Hit>, h: &LocalHit, index: u32, inst: &Instance
             v: h.v,
             triangle: h.triangle,
             instance: index,
-            normal: (inst.normal_to_world * h.normal).normalize_or_zero(),
+            normal: (inst.normal_to_world() * h.normal).normalize_or_zero(),
         });
     }
 }
 
 fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {
-    let linear = world_from_mesh.matrix3;
     Instance {
         mesh,
         world_from_mesh,
         mesh_from_world: world_from_mesh.inverse(),
-        normal_to_world: linear.inverse().transpose(),
         in_world: world_from_mesh == Affine3A::IDENTITY,
     }
 }

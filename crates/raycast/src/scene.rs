@@ -367,7 +367,8 @@ impl Scene {
         }
         let inv: [Vec3A; PACKET] =
             std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
-        // Rays from one origin (a lidar's, a camera's) pass inner nodes as one beam.
+        // Rays of one direction sign per axis (from one origin, or parallel) pass inner nodes as
+        // one beam.
         let beam = Beam::new(rays, &inv);
         // Each ray's bound (one ulp past its best hit so far) and the beam's (the largest),
         // refreshed only when an instance was entered.
@@ -562,12 +563,17 @@ impl Scene {
     }
 }
 
-/// Rays from one origin whose directions share each axis's sign, as one beam: the extremes of
-/// their inverse directions bound every ray's slab distances from below (entry) and above
-/// (exit) with the very products the rays compute themselves, so a box the beam misses is
-/// missed by every ray (the test is conservative; a box it reaches may still be missed by some).
+/// Rays whose directions share each axis's sign, as one beam: the extremes of their inverse
+/// directions and of their origins bound every ray's slab distances from below (entry) and
+/// above (exit) with the very operations the rays compute themselves (rounding is monotonic),
+/// so a box the beam misses is missed by every ray (the test is conservative; a box it reaches
+/// may still be missed by some). From one origin (a lidar's, a camera's) a narrow cone; shadow
+/// rays from neighbouring points towards the sun, a narrow prism.
 struct Beam {
-    origin: Vec3A,
+    /// The origin coordinates that make entries earliest (per axis, the largest for rays going
+    /// towards +axis, the smallest otherwise), and those that make exits latest.
+    enter_origin: Vec3A,
+    exit_origin: Vec3A,
     inv_lo: Vec3A,
     inv_hi: Vec3A,
     /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
@@ -577,13 +583,16 @@ struct Beam {
 
 impl Beam {
     fn new(rays: &[Ray], inv: &[Vec3A]) -> Option<Beam> {
-        let origin = rays.first()?.origin;
+        let first = rays.first()?.origin;
+        let (mut origin_lo, mut origin_hi) = (first, first);
         let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
         let mut t_min = f32::INFINITY;
         for (ray, inv) in rays.iter().zip(inv) {
-            if ray.origin != origin || !inv.is_finite() {
+            if !inv.is_finite() || !ray.origin.is_finite() {
                 return None;
             }
+            origin_lo = origin_lo.min(ray.origin);
+            origin_hi = origin_hi.max(ray.origin);
             inv_lo = inv_lo.min(*inv);
             inv_hi = inv_hi.max(*inv);
             t_min = t_min.min(ray.t_min);
@@ -592,11 +601,13 @@ impl Beam {
         if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
             return None; // an axis with both signs (or zero): no useful beam
         }
+        let ascending = glam::BVec3A::from(ascending);
         Some(Beam {
-            origin,
+            enter_origin: Vec3A::select(ascending, origin_hi, origin_lo),
+            exit_origin: Vec3A::select(ascending, origin_lo, origin_hi),
             inv_lo,
             inv_hi,
-            ascending: glam::BVec3A::from(ascending),
+            ascending,
             t_min,
         })
     }
@@ -606,8 +617,8 @@ impl Beam {
     /// and non-zero, so no product is NaN and the vector minima and maxima are the scalar
     /// ones.)
     fn entry(&self, min: Vec3A, max: Vec3A, t_max: f32) -> Option<f32> {
-        let enter = Vec3A::select(self.ascending, min, max) - self.origin;
-        let exit = Vec3A::select(self.ascending, max, min) - self.origin;
+        let enter = Vec3A::select(self.ascending, min, max) - self.enter_origin;
+        let exit = Vec3A::select(self.ascending, max, min) - self.exit_origin;
         let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
         let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
         // Widened by 2·gamma(3), as the single-ray test.

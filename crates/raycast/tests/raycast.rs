@@ -713,3 +713,60 @@ fn still_and_moving_instances_answer_as_a_scene_built_afresh() {
     });
     assert_eq!(first_three, 3);
 }
+
+#[test]
+fn parallel_rays_from_many_points_answer_as_single_rays() {
+    // Shadow rays: one direction (towards the sun), origins on a patch of surface, traced as
+    // packets whose beam is a prism. Some origins sit exactly on boxes' faces and edges.
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut scene = Scene::new();
+    let (vertices, triangles) = random_soup(&mut rng, 400, 1.0);
+    let soup = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+    let block = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
+    for i in 0..30 {
+        let at = Vec3::new(
+            rng.random_range(-6.0..6.0),
+            rng.random_range(-6.0..6.0),
+            rng.random_range(0.5..3.0),
+        );
+        let place = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(rng.random_range(0.5..1.5)),
+            Quat::from_rotation_z(rng.random_range(0.0..6.0)),
+            at,
+        );
+        scene.add_instance(if i % 2 == 0 { soup } else { block }, place);
+    }
+    scene.commit();
+    for sun in [
+        Vec3::new(0.3, -0.2, 0.93),
+        Vec3::new(-0.5, 0.1, 0.86),
+        Vec3::new(0.0, 0.0, 1.0),
+    ] {
+        let sun = sun.normalize();
+        let rays: Vec<Ray> = (0..64 * 64)
+            .map(|i| {
+                let (x, y) = ((i % 64) as f32 * 0.2 - 6.4, (i / 64) as f32 * 0.2 - 6.4);
+                // A few origins on instance boxes' faces (x = 0.5 of a unit block at 0, 0).
+                let z = if i % 7 == 0 {
+                    0.5
+                } else {
+                    rng.random_range(0.0..0.3)
+                };
+                Ray::new(Vec3A::new(x, y, z), sun.into(), 0.0, 100.0).unwrap()
+            })
+            .collect();
+        let mut batch = vec![None; rays.len()];
+        scene.closest_batch(&rays, &mut batch);
+        let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
+        assert_eq!(batch, single);
+        let mut shadow = vec![false; rays.len()];
+        scene.any_hit_run(&rays, &mut shadow);
+        let one_by_one: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
+        assert_eq!(shadow, one_by_one);
+        let blocked = shadow.iter().filter(|&&b| b).count();
+        assert!(
+            blocked > 100 && blocked < rays.len() - 100,
+            "{blocked} blocked"
+        );
+    }
+}

@@ -277,12 +277,17 @@ impl TriangleMesh {
     }
 }
 
-/// The packet as one beam, when its rays share an origin and each axis's direction sign: then
-/// the extremes of the rays' inverse directions bound every ray's slab distances from below
-/// (entry) and above (exit) with the very products the rays themselves compute, so one box
-/// test answers for all four, conservatively.
+/// The packet as one beam, when its rays share each axis's direction sign: the extremes of the
+/// rays' inverse directions and of their origins bound every ray's slab distances from below
+/// (entry) and above (exit) with the very operations the rays compute themselves (rounding is
+/// monotonic), so one box test answers for all, conservatively. Rays from one origin (a lidar,
+/// a camera) make a narrow cone; parallel rays from nearby points (shadow rays towards the
+/// sun) a narrow prism.
 struct Frustum {
-    origin: [Vec4; 3],
+    /// Per axis, the origin coordinate that makes entries earliest (the largest for rays going
+    /// towards +axis, the smallest otherwise), and the one that makes exits latest.
+    enter_origin: [Vec4; 3],
+    exit_origin: [Vec4; 3],
     inv_lo: [Vec4; 3],
     inv_hi: [Vec4; 3],
     /// Per axis: whether the rays go towards +axis (enter at `min`).
@@ -293,15 +298,17 @@ struct Frustum {
 impl Frustum {
     fn new(rays: &RayPacket, shears: &[Shear; PACKET], active: u32) -> Option<Frustum> {
         let first = lanes(active).next()?;
-        let origin = rays.origin[first];
+        let (mut origin_lo, mut origin_hi) = (rays.origin[first], rays.origin[first]);
         let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
         let mut t_min = f32::INFINITY;
         for r in lanes(active) {
             let inv = shears[r].inv_dir;
-            if rays.origin[r] != origin || !inv.is_finite() {
+            if !inv.is_finite() || !rays.origin[r].is_finite() {
                 return None;
             }
             // Finite: the vector minima and maxima are the scalar ones.
+            origin_lo = origin_lo.min(rays.origin[r]);
+            origin_hi = origin_hi.max(rays.origin[r]);
             inv_lo = inv_lo.min(inv);
             inv_hi = inv_hi.max(inv);
             t_min = smaller_or(rays.t_min[r], t_min);
@@ -310,8 +317,16 @@ impl Frustum {
         if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
             return None; // an axis with both signs (or zero): no useful beam
         }
+        let pick = |a: usize, when_ascending: Vec3A, otherwise: Vec3A| {
+            Vec4::splat(if ascending[a] {
+                when_ascending[a]
+            } else {
+                otherwise[a]
+            })
+        };
         Some(Frustum {
-            origin: [0, 1, 2].map(|a| Vec4::splat(origin[a])),
+            enter_origin: [0, 1, 2].map(|a| pick(a, origin_hi, origin_lo)),
+            exit_origin: [0, 1, 2].map(|a| pick(a, origin_lo, origin_hi)),
             inv_lo: inv_lo.to_array().map(Vec4::splat),
             inv_hi: inv_hi.to_array().map(Vec4::splat),
             ascending,
@@ -330,7 +345,7 @@ impl Frustum {
             } else {
                 (n.max[a], n.min[a])
             };
-            let (d0, d1) = (enter - self.origin[a], exit - self.origin[a]);
+            let (d0, d1) = (enter - self.enter_origin[a], exit - self.exit_origin[a]);
             near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
             far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
         }

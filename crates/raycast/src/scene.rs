@@ -288,16 +288,18 @@ impl Scene {
     /// triangles of it, so the instance and pack of triangles that blocked the previous ray
     /// are tried first: a blocked ray then costs a few triangle tests instead of two walks
     /// down trees. The rays this does not settle, [`PACKET`] neighbours at a time, are traced
-    /// together as a packet (under an open sky most shadow rays meet nothing, and a packet
-    /// shares the walk that proves it): a ray is blocked if it has a closest hit, the very
-    /// triangle tests within the very range. The answer is whether anything blocks, so the
-    /// order of trying does not change it.
+    /// together as a packet, each stopping at its first hit (under an open sky most shadow
+    /// rays meet nothing, and a packet shares the walk that proves it), unless most of the
+    /// previous such rays were blocked (in a meadow each by its own blade): then one by one,
+    /// each stopping at its first hit. Every way gives the answer of the same triangle tests
+    /// within the same range, so the choice changes only the time taken.
     pub fn any_hit_run(&self, rays: &[Ray], out: &mut [bool]) {
         // The last blocker and its blocking pack.
         let mut last: Option<(u32, Option<u32>)> = None;
         let mut open: Vec<Ray> = Vec::with_capacity(PACKET);
         let mut open_slots = [0usize; PACKET];
         let mut hits = [None; PACKET];
+        let mut packets_pay = true;
         for (run_out, run) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
             open.clear();
             for (k, (slot, ray)) in run_out.iter_mut().zip(run).enumerate() {
@@ -305,21 +307,38 @@ impl Scene {
                     Some((instance, pack)) => self.instance_blocks(*instance, ray, pack),
                     None => false,
                 };
-                if !*slot {
+                if *slot {
+                    continue;
+                }
+                if packets_pay {
                     open_slots[open.len()] = k;
                     open.push(*ray);
+                } else {
+                    let blocker = self.blocker(ray);
+                    *slot = blocker.is_some();
+                    if blocker.is_some() {
+                        last = blocker;
+                    }
                 }
+            }
+            if !packets_pay {
+                let open_rays = run_out.len();
+                packets_pay = 4 * run_out.iter().filter(|&&b| b).count() < 3 * open_rays;
+                continue;
             }
             if open.is_empty() {
                 continue;
             }
-            self.closest_packet(&open, &mut hits[..open.len()]);
+            self.packet_hits(&open, &mut hits[..open.len()], true);
+            let mut blocked = 0;
             for (hit, &k) in hits.iter().zip(&open_slots[..open.len()]) {
                 run_out[k] = hit.is_some();
                 if let Some(h) = hit {
                     last = Some((h.instance, None));
+                    blocked += 1;
                 }
             }
+            packets_pay = 4 * blocked < 3 * open.len();
         }
     }
 
@@ -350,13 +369,14 @@ impl Scene {
     pub fn closest_run(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
             let count = slots.len().min(packet.len());
-            self.closest_packet(&packet[..count], &mut slots[..count]);
+            self.packet_hits(&packet[..count], &mut slots[..count], false);
         }
     }
 
     /// The closest hits of up to [`PACKET`] rays, traced together, into `best` (one slot per
-    /// ray: written in place, as the packet's arrays are too large to move cheaply).
-    fn closest_packet(&self, rays: &[Ray], best: &mut [Option<Hit>]) {
+    /// ray: written in place, as the packet's arrays are too large to move cheaply). With
+    /// `first_hit`, each ray's first hit met instead: some hit if and only if it has any.
+    fn packet_hits(&self, rays: &[Ray], best: &mut [Option<Hit>], first_hit: bool) {
         best.fill(None);
         let all = u32::MAX
             .checked_shr(32 - rays.len().min(PACKET) as u32)
@@ -370,12 +390,15 @@ impl Scene {
         // Rays of one direction sign per axis (from one origin, or parallel) pass inner nodes as
         // one beam.
         let beam = Beam::new(rays, &inv);
-        // Each ray's bound (one ulp past its best hit so far) and the beam's (the largest),
-        // refreshed only when an instance was entered.
+        // Each ray's bound (one ulp past its best hit so far; with `first_hit`, none once it has
+        // one) and the beam's (the largest), refreshed only when an instance was entered.
         let bounds = |best: &[Option<Hit>]| {
             let limits: [f32; PACKET] = std::array::from_fn(|r| {
-                (rays.get(r).zip(best.get(r)))
-                    .map_or(0.0, |(ray, best)| best.map_or(ray.t_max, |b| next_up(b.t)))
+                (rays.get(r).zip(best.get(r))).map_or(0.0, |(ray, best)| match best {
+                    None => ray.t_max,
+                    Some(_) if first_hit => f32::NEG_INFINITY,
+                    Some(b) => next_up(b.t),
+                })
             });
             // The largest, four lanes at a time (a chain of dependent maxima would stall).
             let beam = (limits.chunks_exact(4))
@@ -462,7 +485,10 @@ impl Scene {
                             reach(b.min, b.max, reached, (&limits, beam_limit))
                         };
                         if active != 0 {
-                            self.closest_packet_in_instance(p, rays, active, best);
+                            self.closest_packet_in_instance(p, rays, active, best, first_hit);
+                            if first_hit && best.iter().all(Option::is_some) {
+                                return;
+                            }
                             (limits, beam_limit) = bounds(best);
                         }
                     }
@@ -488,6 +514,7 @@ impl Scene {
         rays: &[Ray],
         active: u32,
         best: &mut [Option<Hit>],
+        first_hit: bool,
     ) {
         let inst = &self.instances[index as usize];
         let mut packet = RayPacket {
@@ -503,7 +530,7 @@ impl Scene {
             packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
         let mut hits = [None; PACKET];
-        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, &mut hits);
+        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, &mut hits, first_hit);
         for ((best, hit), ray) in best.iter_mut().zip(&hits).zip(rays) {
             if let Some(h) = hit {
                 keep_closer(best, h, index, inst, ray.t_max);

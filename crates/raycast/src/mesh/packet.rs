@@ -44,8 +44,14 @@ fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
 impl TriangleMesh {
     /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it, into
     /// `best` (which must come empty; written in place, as a packet's arrays are too large to
-    /// move cheaply).
-    pub(crate) fn closest_packet(&self, rays: &RayPacket, best: &mut [Option<LocalHit>; PACKET]) {
+    /// move cheaply). With `first_hit`, a ray stops at the first hit it meets instead (shadow
+    /// rays: whether it has one is the answer any-hit gives).
+    pub(crate) fn closest_packet(
+        &self,
+        rays: &RayPacket,
+        best: &mut [Option<LocalHit>; PACKET],
+        first_hit: bool,
+    ) {
         if self.wide.root_bounds.is_none() {
             return;
         }
@@ -93,7 +99,8 @@ impl TriangleMesh {
                     triangle,
                     normal,
                 });
-                t_far[r] = t;
+                // A ray done with (`first_hit`) reaches no box and no triangle from now on.
+                t_far[r] = if first_hit { f32::NEG_INFINITY } else { t };
                 true
             };
             let packs = &self.packs[first..first + count];

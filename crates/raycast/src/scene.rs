@@ -474,10 +474,34 @@ impl Scene {
                     let reached = reach(n.bounds.min, n.bounds.max, all, (&limits, beam_limit));
                     let first = n.right_or_first as usize;
                     let prims = &tree.prims[first..first + n.count as usize];
-                    for &p in prims.iter().filter(|_| reached != 0) {
-                        // A leaf's box holds several instances: each is entered only by the rays
-                        // that reach its own box (entering costs moving the rays into its frame
-                        // and testing its root).
+                    // A leaf's box holds several instances: each is entered only by the rays
+                    // that reach its own box (entering costs moving the rays into its frame and
+                    // walking its tree), nearest first, so that the nearer ones' hits spare the
+                    // rays from the farther ones.
+                    let mut order = [(0f32, 0u32); LEAF_ORDER];
+                    let mut count = 0;
+                    if reached != 0 && prims.len() > 1 && prims.len() <= LEAF_ORDER {
+                        for &p in prims {
+                            let b = &self.top.boxes[p as usize];
+                            if let Some(near) = entry(b, &limits, beam_limit) {
+                                let mut i = count;
+                                while i > 0 && order[i - 1].0 > near {
+                                    order[i] = order[i - 1];
+                                    i -= 1;
+                                }
+                                order[i] = (near, p);
+                                count += 1;
+                            }
+                        }
+                    } else if reached != 0 {
+                        for (slot, &p) in order.iter_mut().zip(prims) {
+                            *slot = (0.0, p);
+                        }
+                        count = prims.len().min(LEAF_ORDER);
+                    }
+                    let rest = prims.get(LEAF_ORDER..).unwrap_or_default();
+                    let in_order = order[..count].iter().map(|&(_, p)| p);
+                    for p in in_order.chain(rest.iter().copied().filter(|_| reached != 0)) {
                         let active = if prims.len() == 1 {
                             reached
                         } else {
@@ -589,6 +613,10 @@ impl Scene {
         }
     }
 }
+
+/// Instances of a top-level leaf ordered by entry before a packet enters them (leaves hold up
+/// to four, or up to sixteen instances with one centre).
+const LEAF_ORDER: usize = 16;
 
 /// Rays whose directions share each axis's sign, as one beam: the extremes of their inverse
 /// directions and of their origins bound every ray's slab distances from below (entry) and

@@ -53,12 +53,30 @@ fn packets_sent_off_loopback() -> u64 {
         .sum()
 }
 
-fn serve(extra: &[&str]) -> std::process::Child {
+/// The DDS domain of this run's server and clients: its own, so that another run on the same
+/// machine (or a server a failed run left behind) never answers this one's requests.
+fn domain() -> String {
+    (1 + std::process::id() % 200).to_string()
+}
+
+/// A served world, stopped (killed) if the test fails before [`stop`].
+struct Served(Option<std::process::Child>);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn serve(extra: &[&str]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_passerby"))
         .current_dir(repo())
         .env("PASSERBY_OFFLINE", "1")
         .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-        .env("ROS_DOMAIN_ID", "0")
+        .env("ROS_DOMAIN_ID", domain())
         .args(["serve", "examples/sensor_rig.world.xml", "--ros2"])
         .args(extra)
         .stdout(Stdio::piped())
@@ -73,7 +91,7 @@ fn serve(extra: &[&str]) -> std::process::Child {
         }
     }
     std::thread::spawn(move || lines.for_each(drop));
-    child
+    Served(Some(child))
 }
 
 fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
@@ -81,6 +99,7 @@ fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
         .arg(repo().join("crates/cli/tests/live/dds_client.py"))
         .args(args)
         .env("CYCLONEDDS_URI", uri)
+        .env("ROS_DOMAIN_ID", domain())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -92,7 +111,8 @@ fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
 
-fn stop(mut child: std::process::Child) -> String {
+fn stop(mut served: Served) -> String {
+    let mut child = served.0.take().unwrap();
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();

@@ -14,6 +14,7 @@ multicast off and gives 127.0.0.1 as the only peer. Prints one JSON line.
 """
 
 import json
+import os
 import math
 import sys
 import time
@@ -207,9 +208,13 @@ def lockstep(dp, iterations):
     control = DataWriter(dp, Topic(dp, "rt/passerby/control", Control), qos=RELIABLE)
     status = DataReader(dp, Topic(dp, "rt/passerby/status", Status), qos=RELIABLE)
     odoms = DataReader(dp, Topic(dp, "rt/r1/odom", Odometry), qos=RELIABLE)
-    # Wait for the server's readers before the first request (discovery takes a moment).
+    # Wait for the server's reader of requests and its writer of answers before the first
+    # request (discovery takes a moment, longer on a busy machine; an answer written before
+    # our reader is matched is lost, as the status topic is volatile).
     deadline = time.monotonic() + 60
-    while not control.get_matched_subscriptions() and time.monotonic() < deadline:
+    while time.monotonic() < deadline and not (
+        control.get_matched_subscriptions() and status.get_matched_publications()
+    ):
         time.sleep(0.05)
     poses = {}
 
@@ -250,7 +255,7 @@ def lockstep(dp, iterations):
 
 def main():
     mode = sys.argv[1]
-    dp = DomainParticipant(0)
+    dp = DomainParticipant(int(os.environ.get("ROS_DOMAIN_ID", "0")))
     if mode == "check":
         check(dp)
     elif mode == "lockstep":

@@ -27,8 +27,9 @@
 //! Modules: binned-SAH BVH (`bvh.rs`), its 4-wide collapse kept for traversal and refit
 //! (`wide.rs`), rays, hits and the watertight test (`ray.rs`), leaf triangles four at a time
 //! (`packs.rs`), meshes (`mesh.rs`) with packet traversal (`mesh/packet.rs`), the two-level
-//! scene of instances (`scene.rs`) and its top level (`top.rs`: a tree of the instances that
-//! stay put, rebuilt only when they change, and one of those that move, rebuilt every commit).
+//! scene of instances (`scene.rs`; a packet's box tests in `scene/lanes.rs`) and its top level
+//! (`top.rs`: a tree of the instances that stay put, rebuilt only when they change, and one of
+//! those that move, rebuilt every commit).
 
 pub mod bvh;
 mod mesh;

@@ -11,8 +11,11 @@
 //! sensors read this one costs only its moving meshes.
 
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
-use crate::ray::{Hit, Ray, intersect_box, larger_or, smaller_or};
+use crate::ray::{Hit, Ray, intersect_box};
 use crate::top::TopLevel;
+use lanes::{Beam, PacketLanes};
+
+mod lanes;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -478,30 +481,16 @@ impl Scene {
                     // that reach its own box (entering costs moving the rays into its frame and
                     // walking its tree), nearest first, so that the nearer ones' hits spare the
                     // rays from the farther ones.
-                    let mut order = [(0f32, 0u32); LEAF_ORDER];
-                    let mut count = 0;
-                    if reached != 0 && prims.len() > 1 && prims.len() <= LEAF_ORDER {
-                        for &p in prims {
-                            let b = &self.top.boxes[p as usize];
-                            if let Some(near) = entry(b, &limits, beam_limit) {
-                                let mut i = count;
-                                while i > 0 && order[i - 1].0 > near {
-                                    order[i] = order[i - 1];
-                                    i -= 1;
-                                }
-                                order[i] = (near, p);
-                                count += 1;
-                            }
-                        }
-                    } else if reached != 0 {
-                        for (slot, &p) in order.iter_mut().zip(prims) {
-                            *slot = (0.0, p);
-                        }
-                        count = prims.len().min(LEAF_ORDER);
-                    }
+                    let (order, count) = if reached == 0 {
+                        ([0; LEAF_ORDER], 0)
+                    } else {
+                        nearest_first(prims, |p| {
+                            entry(&self.top.boxes[p as usize], &limits, beam_limit)
+                        })
+                    };
                     let rest = prims.get(LEAF_ORDER..).unwrap_or_default();
-                    let in_order = order[..count].iter().map(|&(_, p)| p);
-                    for p in in_order.chain(rest.iter().copied().filter(|_| reached != 0)) {
+                    let rest = rest.iter().copied().filter(|_| reached != 0);
+                    for p in order[..count].iter().copied().chain(rest) {
                         let active = if prims.len() == 1 {
                             reached
                         } else {
@@ -618,141 +607,31 @@ impl Scene {
 /// to four, or up to sixteen instances with one centre).
 const LEAF_ORDER: usize = 16;
 
-/// Rays whose directions share each axis's sign, as one beam: the extremes of their inverse
-/// directions and of their origins bound every ray's slab distances from below (entry) and
-/// above (exit) with the very operations the rays compute themselves (rounding is monotonic),
-/// so a box the beam misses is missed by every ray (the test is conservative; a box it reaches
-/// may still be missed by some). From one origin (a lidar's, a camera's) a narrow cone; shadow
-/// rays from neighbouring points towards the sun, a narrow prism.
-struct Beam {
-    /// The origin coordinates that make entries earliest (per axis, the largest for rays going
-    /// towards +axis, the smallest otherwise), and those that make exits latest.
-    enter_origin: Vec3A,
-    exit_origin: Vec3A,
-    inv_lo: Vec3A,
-    inv_hi: Vec3A,
-    /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
-    ascending: glam::BVec3A,
-    t_min: f32,
-}
-
-impl Beam {
-    fn new(rays: &[Ray], inv: &[Vec3A]) -> Option<Beam> {
-        let first = rays.first()?.origin;
-        let (mut origin_lo, mut origin_hi) = (first, first);
-        let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-        let mut t_min = f32::INFINITY;
-        for (ray, inv) in rays.iter().zip(inv) {
-            if !inv.is_finite() || !ray.origin.is_finite() {
-                return None;
+/// A leaf's instances that `entry` says the packet may reach, nearest entry first, and how
+/// many; a leaf of one, or of more than [`LEAF_ORDER`], keeps its order (the first
+/// [`LEAF_ORDER`]; the caller takes the rest after them), unsorted and untested.
+fn nearest_first(prims: &[u32], entry: impl Fn(u32) -> Option<f32>) -> ([u32; LEAF_ORDER], usize) {
+    let mut order = [(0f32, 0u32); LEAF_ORDER];
+    let mut count = 0;
+    if prims.len() > 1 && prims.len() <= LEAF_ORDER {
+        for &p in prims {
+            if let Some(near) = entry(p) {
+                let mut i = count;
+                while i > 0 && order[i - 1].0 > near {
+                    order[i] = order[i - 1];
+                    i -= 1;
+                }
+                order[i] = (near, p);
+                count += 1;
             }
-            origin_lo = origin_lo.min(ray.origin);
-            origin_hi = origin_hi.max(ray.origin);
-            inv_lo = inv_lo.min(*inv);
-            inv_hi = inv_hi.max(*inv);
-            t_min = t_min.min(ray.t_min);
         }
-        let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
-        if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
-            return None; // an axis with both signs (or zero): no useful beam
+    } else {
+        for (slot, &p) in order.iter_mut().zip(prims) {
+            *slot = (0.0, p);
         }
-        let ascending = glam::BVec3A::from(ascending);
-        Some(Beam {
-            enter_origin: Vec3A::select(ascending, origin_hi, origin_lo),
-            exit_origin: Vec3A::select(ascending, origin_lo, origin_hi),
-            inv_lo,
-            inv_hi,
-            ascending,
-            t_min,
-        })
+        count = prims.len().min(LEAF_ORDER);
     }
-
-    /// Whether some ray may reach the box `min..max` before `t_max`, and if so a lower bound of
-    /// the rays' entry distances. (All three axes at once: the inverse directions are finite
-    /// and non-zero, so no product is NaN and the vector minima and maxima are the scalar
-    /// ones.)
-    fn entry(&self, min: Vec3A, max: Vec3A, t_max: f32) -> Option<f32> {
-        let enter = Vec3A::select(self.ascending, min, max) - self.enter_origin;
-        let exit = Vec3A::select(self.ascending, max, min) - self.exit_origin;
-        let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
-        let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
-        // Widened by 2·gamma(3), as the single-ray test.
-        let near = larger_or(near, self.t_min);
-        (near <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)).then_some(near)
-    }
-}
-
-/// A packet's rays four to a vector (lane `l` of group `g` is ray `4g + l`), for testing a box
-/// against all of them at once.
-struct PacketLanes {
-    origin: [[Vec4; 3]; GROUPS],
-    inv_dir: [[Vec4; 3]; GROUPS],
-    t_min: [Vec4; GROUPS],
-}
-
-/// Groups of four rays in a packet.
-const GROUPS: usize = PACKET / 4;
-
-impl PacketLanes {
-    /// `rays` (at most [`PACKET`]) with their inverse directions; missing rays are never
-    /// asked about.
-    fn new(rays: &[Ray], inv: &[Vec3A; PACKET]) -> PacketLanes {
-        let lane = |r: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
-            rays.get(r).map_or(0.0, |ray| f(ray, inv[r]))
-        };
-        let group = |g: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
-            Vec4::new(
-                lane(4 * g, f),
-                lane(4 * g + 1, f),
-                lane(4 * g + 2, f),
-                lane(4 * g + 3, f),
-            )
-        };
-        PacketLanes {
-            origin: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.origin[a]))),
-            inv_dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|_, inv| inv[a]))),
-            t_min: std::array::from_fn(|g| group(g, &|ray, _| ray.t_min)),
-        }
-    }
-
-    /// The rays of `candidates` that reach the box `min..max` within their `limits`, and the
-    /// nearest entry among them (infinite if none): lane for lane the very operations of
-    /// [`intersect_box`] (`minps`/`maxps` in the same order as its horizontal minimum and
-    /// maximum, so even NaN slab distances give the same answer).
-    #[inline]
-    fn reaching(
-        &self,
-        min: Vec3A,
-        max: Vec3A,
-        candidates: u32,
-        limits: &[f32; PACKET],
-    ) -> (u32, f32) {
-        let mut reached = 0;
-        let mut nearest = Vec4::INFINITY;
-        for g in 0..GROUPS {
-            let in_group = (candidates >> (4 * g)) & 0xF;
-            if in_group == 0 {
-                continue;
-            }
-            let slab = |a: usize| {
-                let t0 = (Vec4::splat(min[a]) - self.origin[g][a]) * self.inv_dir[g][a];
-                let t1 = (Vec4::splat(max[a]) - self.origin[g][a]) * self.inv_dir[g][a];
-                (t0.min(t1), t0.max(t1))
-            };
-            let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
-            let near = x0.max(z0).max(y0.max(z0)).max(self.t_min[g]);
-            let limit = Vec4::from_slice(&limits[4 * g..4 * g + 4]);
-            let far = (x1.min(z1).min(y1.min(z1)) * (1.0 + 2.0 * 3.0 * f32::EPSILON)).min(limit);
-            let hit = near.cmple(far).bitmask() & in_group;
-            if hit != 0 {
-                let lanes =
-                    glam::BVec4A::new(hit & 1 != 0, hit & 2 != 0, hit & 4 != 0, hit & 8 != 0);
-                nearest = nearest.min(Vec4::select(lanes, near, Vec4::INFINITY));
-            }
-            reached |= hit << (4 * g);
-        }
-        (reached, nearest.min_element())
-    }
+    (order.map(|(_, p)| p), count)
 }
 
 /// Replaces `best` with the instance's hit `h` if it is closer, or as close with a lower

@@ -61,6 +61,34 @@ fn a_foxglove_client_decodes_clouds_and_images_and_drives_the_robot() {
         (x - 10.0).abs() < 0.01 && (y + 3.0).abs() < 0.01,
         "{placed:?}"
     );
+    // The served world's parameters: all listed, the pace changed, a read-only one refused.
+    let params = &seen["parameters"];
+    let all = params["all"].as_array().unwrap();
+    let names: Vec<&str> = all.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "lockstep",
+            "realtime_factor",
+            "seed",
+            "time_step",
+            "use_sim_time",
+            "world"
+        ]
+    );
+    assert_eq!(all[1]["value"], 2.0);
+    assert_eq!(all[1]["type"], "float64");
+    assert_eq!(all[5]["value"], "examples/sensor_rig.world.xml");
+    assert_eq!(params["set"][0]["value"], 3.0, "{params}");
+    assert_eq!(params["refused"][0]["value"], 0, "{params}");
+    assert_eq!(
+        params["updates"],
+        serde_json::json!([{"name": "realtime_factor", "type": "float64", "value": 3}])
+    );
+    assert_eq!(
+        params["warnings"],
+        serde_json::json!(["parameter `seed` not set: `seed` is read-only"])
+    );
 }
 
 #[test]

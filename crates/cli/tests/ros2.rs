@@ -71,8 +71,15 @@ impl Drop for Served {
     }
 }
 
-fn serve(extra: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_passerby"))
+/// Serves the sensor rig with `extra` options; `rmw` as `RMW_IMPLEMENTATION` (the framing of
+/// its parameter services).
+fn serve(extra: &[&str], rmw: Option<&str>) -> Served {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_passerby"));
+    match rmw {
+        Some(rmw) => command.env("RMW_IMPLEMENTATION", rmw),
+        None => command.env_remove("RMW_IMPLEMENTATION"),
+    };
+    let mut child = command
         .current_dir(repo())
         .env("PASSERBY_OFFLINE", "1")
         .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
@@ -94,9 +101,10 @@ fn serve(extra: &[&str]) -> Served {
     Served(Some(child))
 }
 
-fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
+/// Runs `script` (in `tests/live`) with `args` and returns the JSON line it prints.
+fn run_client(python: &Path, uri: &str, script: &str, args: &[&str]) -> serde_json::Value {
     let out = Command::new(python)
-        .arg(repo().join("crates/cli/tests/live/dds_client.py"))
+        .arg(repo().join("crates/cli/tests/live").join(script))
         .args(args)
         .env("CYCLONEDDS_URI", uri)
         .env("ROS_DOMAIN_ID", domain())
@@ -105,10 +113,14 @@ fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "dds client {args:?}: {}\n{stdout}",
+        "{script} {args:?}: {}\n{stdout}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+}
+
+fn client(python: &Path, uri: &str, args: &[&str]) -> serde_json::Value {
+    run_client(python, uri, "dds_client.py", args)
 }
 
 fn stop(mut served: Served) -> String {
@@ -132,8 +144,13 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
 
     // Live at 2x: the peer decodes the VLP-16's cloud and sees its cmd_vel move the robot.
     let before = packets_sent_off_loopback();
-    let served = serve(&["--realtime-factor", "2", "--duration", "120"]);
+    let served = serve(
+        &["--realtime-factor", "2", "--duration", "120"],
+        Some("rmw_cyclonedds_cpp"),
+    );
     let seen = client(&python, &uri, &["check"]);
+    // Its parameters, as `ros2 param` over rmw_cyclonedds_cpp sees them.
+    let params = run_client(&python, &uri, "dds_params.py", &["cyclone", "check"]);
     let after = packets_sent_off_loopback();
     let stdout = stop(served);
     let cloud = &seen["cloud"];
@@ -154,6 +171,7 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
         (x - 10.0).abs() < 0.01 && (y + 3.0).abs() < 0.01,
         "{placed:?}"
     );
+    check_parameters(&params);
     // Nothing left through another interface, unless this machine sends traffic of its own
     // (then a quiet window of the same length says so, and the check is inconclusive).
     let leaked = after - before;
@@ -173,13 +191,26 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
     let mut runs = Vec::new();
     for threads in ["1", "2"] {
         let out = dir.path().join(format!("lockstep{threads}.mcap"));
-        let served = serve(&[
-            "--lockstep",
-            "--threads",
-            threads,
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let served = serve(
+            &[
+                "--lockstep",
+                "--threads",
+                threads,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        if threads == "1" {
+            // Fast DDS's framing (ROS 2's default middleware): the pace is fixed in lockstep.
+            let got = run_client(
+                &python,
+                &uri,
+                "dds_params.py",
+                &["fastdds", "get", "lockstep", "realtime_factor", "nope"],
+            );
+            assert_eq!(got["values"], serde_json::json!([true, 1.0, null]), "{got}");
+        }
         let answers = client(&python, &uri, &["lockstep", "20"]);
         let stdout = stop(served);
         assert!(stdout.contains(", 201 steps)"), "{stdout}");
@@ -195,4 +226,47 @@ fn a_cyclone_dds_peer_reads_clouds_and_odometry_drives_and_steps_over_loopback()
     );
     assert_eq!(runs[0].0, runs[1].0);
     assert!(runs[0].1 == runs[1].1, "the lockstep recordings differ");
+}
+
+/// What `dds_params.py cyclone check` saw of a world served at 2x.
+fn check_parameters(params: &serde_json::Value) {
+    use serde_json::json;
+    assert_eq!(
+        params["names"],
+        json!([
+            "lockstep",
+            "realtime_factor",
+            "seed",
+            "time_step",
+            "use_sim_time",
+            "world"
+        ]),
+        "{params}"
+    );
+    // (ROS 2 type codes: 1 bool, 2 integer, 3 double, 0 not set.)
+    assert_eq!(params["values"], json!([[3, 2.0], [1, false], [0, null]]));
+    assert_eq!(
+        params["described"],
+        json!([
+            ["seed", 2, true, []],
+            ["realtime_factor", 3, false, [[0.0, 1000.0]]]
+        ])
+    );
+    assert_eq!(
+        params["refused"],
+        json!([
+            [false, "`seed` is read-only"],
+            [false, "`realtime_factor` is a double, not a string"]
+        ])
+    );
+    assert_eq!(params["set"], json!([[true, ""]]));
+    assert_eq!(params["events"], json!([["realtime_factor", 0.1]]));
+    // The pace follows: simulated seconds per wall second, from odometry stamps (before: 2x,
+    // or as fast as this build and machine manage, 0.5x for a debug build here).
+    let (before, after) = (
+        params["pace_before"].as_f64().unwrap(),
+        params["pace_after"].as_f64().unwrap(),
+    );
+    assert!(before > 0.2, "at 2x: {params}");
+    assert!((0.06..0.14).contains(&after), "at 0.1x: {params}");
 }

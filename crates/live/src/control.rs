@@ -80,6 +80,12 @@ pub enum Control {
         /// Answered after the last one is published.
         reply: Reply,
     },
+    /// Pace the run at `factor` simulated seconds per wall second from now on (0: as fast as
+    /// it can), as `--realtime-factor` does; not in lockstep, where clients set the pace.
+    RealtimeFactor {
+        /// At least 0, finite.
+        factor: f64,
+    },
     /// Back to the world's initial state.
     Reset {
         /// Answered once reset.
@@ -88,11 +94,14 @@ pub enum Control {
 }
 
 impl Control {
-    /// Answers the request with `why` it will not be carried out (a command or transform set,
-    /// which has no answer, is dropped).
+    /// Answers the request with `why` it will not be carried out (a command, transform set or
+    /// pace, which have no answer, are dropped).
     pub fn refuse(self, why: &str) {
         match self {
-            Control::Command { .. } | Control::Transform { .. } | Control::Release { .. } => {}
+            Control::Command { .. }
+            | Control::Transform { .. }
+            | Control::Release { .. }
+            | Control::RealtimeFactor { .. } => {}
             Control::Pause { reply }
             | Control::Resume { reply }
             | Control::Step { reply, .. }

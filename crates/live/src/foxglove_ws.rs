@@ -4,14 +4,17 @@
 //! (`geometry_msgs/msg/Twist`, `cdr` or `json`), transform sets on `/passerby/transforms`
 //! (`passerby_msgs/msg/TransformSet`, `cdr` or `json`), and the run's controls as JSON services:
 //! `/passerby/step` (`{"steps": N}`), `/passerby/pause`, `/passerby/resume`, `/passerby/reset`,
-//! each answered with `{"time", "steps", "paused"}`.
+//! each answered with `{"time", "steps", "paused"}`; the served world's parameters
+//! (`realtime_factor` may change; `foxglove_parameters.rs`).
 //!
 //! Every channel is advertised at start, before the first step, so a client can subscribe to a
 //! sensor before its first message. `/tf_static` is sent again to each client that subscribes
 //! to it (WebSocket channels keep no latched message).
 
 use crate::control::{Control, ControlSender, Reply};
+use crate::foxglove_parameters::{FoxgloveParameters, to_foxglove};
 use crate::outbox::{Outbox, OutboxSink, OutboxStats, PublishedBy, Publisher, publish_queued};
+use crate::parameters::Parameters;
 use crate::serve::Published;
 use crate::transform_set::{TRANSFORM_TOPIC, decode_transform_set};
 use crate::twist::{decode_twist, twist_topic_vehicle};
@@ -74,11 +77,13 @@ pub struct FoxgloveServer {
 }
 
 impl FoxgloveServer {
-    /// Starts serving `world`'s topics, sending clients' controls into `controls`.
+    /// Starts serving `world`'s topics, sending clients' controls into `controls`, with
+    /// `params` as its parameters.
     pub fn start(
         world: &World,
         encoder: Encoder,
         controls: ControlSender,
+        params: Arc<Parameters>,
         options: &FoxgloveOptions,
     ) -> Result<FoxgloveServer, String> {
         // Foxglove's image panel shows rgb8, not the 32SC1 / 16UC1 ids of label images.
@@ -144,7 +149,12 @@ impl FoxgloveServer {
             .name("passerby")
             .bind(options.host.clone(), options.port)
             .context(&context)
-            .capabilities([Capability::ClientPublish, Capability::Time])
+            .capabilities([
+                Capability::ClientPublish,
+                Capability::Time,
+                Capability::Parameters,
+            ])
+            .parameter_handler(Arc::new(FoxgloveParameters(params.clone())))
             .supported_encodings(["cdr", "json"])
             .services(services)
             .listener(Arc::new(listener))
@@ -152,6 +162,17 @@ impl FoxgloveServer {
             .map_err(|e| format!("cannot serve on {}:{}: {e}", options.host, options.port))?;
         let port = handle.port();
         *shared.handle.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
+        // Every change, from here or from ROS 2, to the clients subscribed to it.
+        let watching = Arc::downgrade(&shared);
+        params.watch(Box::new(move |p| {
+            let Some(shared) = watching.upgrade() else {
+                return;
+            };
+            let handle = shared.handle.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(handle) = handle.as_ref() {
+                handle.publish_parameter_values(vec![to_foxglove(p.name, &p.value)]);
+            }
+        }));
         let thread = {
             let shared = shared.clone();
             std::thread::Builder::new()

@@ -14,6 +14,8 @@
 
 use crate::control::{Control, ControlSender, Reply, RunState};
 use crate::outbox::{Outbox, OutboxSink, OutboxStats, PublishedBy, Publisher, publish_queued};
+use crate::parameters::Parameters;
+use crate::ros2_parameters::{ParameterServices, ServiceStyle};
 use crate::serve::Published;
 use crate::transform_set::{TRANSFORM_SET, TRANSFORM_TOPIC, TransformSetMsg};
 use passerby_engine::{Encoder, Message, Sink};
@@ -50,6 +52,8 @@ pub struct Ros2Options {
     pub queue_bytes: usize,
     /// Wait for room instead of dropping (lockstep).
     pub lossless: bool,
+    /// How the parameter services frame requests (`RMW_IMPLEMENTATION`).
+    pub services: ServiceStyle,
 }
 
 impl Ros2Options {
@@ -88,6 +92,7 @@ impl Ros2Options {
             range,
             queue_bytes: 256 << 20,
             lossless: false,
+            services: ServiceStyle::from_rmw(var("RMW_IMPLEMENTATION").as_deref()),
         })
     }
 }
@@ -228,11 +233,12 @@ fn qos_of(topic: &str, ty: &MsgType) -> QosProfile {
 
 impl Ros2Server {
     /// Starts the node `/passerby` publishing `world`'s topics, sending clients' controls into
-    /// `controls`.
+    /// `controls`, with `params` as its parameters.
     pub fn start(
         world: &World,
         encoder: Encoder,
         controls: ControlSender,
+        params: Arc<Parameters>,
         options: &Ros2Options,
     ) -> Result<Ros2Server, String> {
         let mut participant = DomainParticipantBuilder::new(options.domain_id);
@@ -312,10 +318,11 @@ impl Ros2Server {
         let status = node
             .create_publisher::<StatusMsg>(&status_topic, None)
             .map_err(|e| format!("/passerby/status: {e:?}"))?;
+        let parameters = ParameterServices::start(&mut node, options.services, params)?;
         // Making the spinner ends the node's quiet start: its publishers and subscriptions go
         // out on `ros_discovery_info` (what `ros2 node list` and `ros2 topic info` read). It is
         // not run: its loop would subscribe to /clock as `builtin_interfaces/Time`, clashing
-        // with our `rosgraph_msgs/Clock` writer, and parameter services are off.
+        // with our `rosgraph_msgs/Clock` writer; our parameter services answer instead.
         drop(
             node.spinner()
                 .map_err(|e| format!("cannot announce the ROS 2 node: {e:?}"))?,
@@ -347,6 +354,7 @@ impl Ros2Server {
                     twists,
                     transforms,
                     control: control_sub,
+                    parameters,
                 };
                 take_controls(&s, &inputs, &controls)
             }),
@@ -423,12 +431,13 @@ struct Inputs {
     twists: Vec<(String, Subscription<Twist>)>,
     transforms: Subscription<TransformSetMsg>,
     control: Subscription<ControlMsg>,
+    parameters: ParameterServices,
 }
 
 /// The control thread: velocity commands, transform sets and control requests as they arrive.
 fn take_controls(shared: &Arc<Shared>, inputs: &Inputs, controls: &ControlSender) {
     while !shared.stop.load(Ordering::Acquire) {
-        let mut idle = true;
+        let mut idle = !inputs.parameters.answer();
         while let Ok(Some((set, _))) = inputs.transforms.take() {
             idle = false;
             match set.control() {

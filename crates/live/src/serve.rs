@@ -70,6 +70,8 @@ struct Loop<'a> {
     paused: bool,
     /// Step requests not yet done: steps left, and the reply.
     pending: VecDeque<(u64, Reply)>,
+    /// Simulated seconds per wall second now (clients may change it).
+    realtime_factor: f64,
     /// Wall instant and simulated time the pace counts from.
     pace_from: (Instant, f64),
     report: ServeReport,
@@ -93,6 +95,7 @@ pub fn serve(
         options,
         paused: options.lockstep,
         pending: VecDeque::new(),
+        realtime_factor: options.realtime_factor,
         pace_from: (Instant::now(), start),
         report: ServeReport::default(),
     };
@@ -174,7 +177,7 @@ impl Loop<'_> {
 
     /// How long until the next step is due at the real-time factor (`None`: now).
     fn time_to_next_step(&self) -> Option<Duration> {
-        let factor = self.options.realtime_factor;
+        let factor = self.realtime_factor;
         if factor <= 0.0 || self.options.lockstep {
             return None;
         }
@@ -218,6 +221,13 @@ impl Loop<'_> {
                 match self.engine.release(&object) {
                     Ok(()) => self.report.transforms += 1,
                     Err(e) => self.report.refused.push(e.to_string()),
+                }
+                return Ok(());
+            }
+            Control::RealtimeFactor { factor } => {
+                if !self.options.lockstep && factor >= 0.0 && factor.is_finite() {
+                    self.realtime_factor = factor;
+                    self.pace_from = (Instant::now(), self.engine.time());
                 }
                 return Ok(());
             }

@@ -7,8 +7,8 @@ use crate::commands::open::{open_engine, thread_pool};
 use clap::Args;
 use passerby_engine::ChunkCompression;
 use passerby_live::{
-    DiscoveryRange, FoxgloveOptions, FoxgloveServer, Ros2Options, Ros2Server, ServeOptions,
-    WebServer,
+    DiscoveryRange, FoxgloveOptions, FoxgloveServer, Parameters, Ros2Options, Ros2Server,
+    ServeOptions, Served, WebServer,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,6 +110,16 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let (controls, received) = passerby_live::controls();
+    let params = std::sync::Arc::new(Parameters::new(
+        &Served {
+            world: args.world.display().to_string(),
+            seed: global.seed,
+            time_step: engine.sim().timestep(),
+            lockstep: args.lockstep,
+            realtime_factor: args.realtime_factor,
+        },
+        controls.clone(),
+    ));
     if let Some(out) = &args.out {
         engine.record_to(out, epoch, ChunkCompression::Auto)?;
     }
@@ -124,8 +134,14 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             ..FoxgloveOptions::default()
         };
         let encoder = engine.encoder(epoch);
-        let server = FoxgloveServer::start(engine.world(), encoder, controls.clone(), &options)
-            .map_err(anyhow::Error::msg)?;
+        let server = FoxgloveServer::start(
+            engine.world(),
+            encoder,
+            controls.clone(),
+            params.clone(),
+            &options,
+        )
+        .map_err(anyhow::Error::msg)?;
         engine.add_sink(server.sink());
         published.push(server.published());
         // Tests and scripts read these lines for the ports.
@@ -140,7 +156,8 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut ros = None;
     if let Some(options) = &ros2 {
-        let server = Ros2Server::start(engine.world(), engine.encoder(epoch), controls, options)
+        let encoder = engine.encoder(epoch);
+        let server = Ros2Server::start(engine.world(), encoder, controls, params.clone(), options)
             .map_err(anyhow::Error::msg)?;
         engine.add_sink(server.sink());
         published.push(server.published());
@@ -154,6 +171,8 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         );
         ros = Some(server);
     }
+    // Only the servers hold the parameters (and their control sender) from here on.
+    drop(params);
     eprintln!(
         "serving {} ({})",
         args.world.display(),

@@ -1,7 +1,8 @@
 // A client of `passerby serve` built only from libraries we did not write: Foxglove's
 // WebSocket protocol client (@foxglove/ws-protocol over `ws`) and its ROS 2 message
 // definitions parser and CDR reader/writer. Modes:
-//   check PORT              decode a PointCloud2 and an Image, drive /r1/cmd_vel, see /r1/odom move
+//   check PORT              decode a PointCloud2 and an Image, drive /r1/cmd_vel, see /r1/odom move,
+//                           read and set parameters
 //   lockstep PORT N         a closed-loop controller in lockstep: N times read odom, command, step
 //   stall PORT SECONDS      subscribe to everything, then stop reading the socket
 //   drain PORT              subscribe to everything and read it all until the server closes;
@@ -70,6 +71,24 @@ client.on("serviceCallFailure", ({ callId, message }) => {
   calls.delete(callId);
   resolve?.({ error: message });
 });
+
+const parameterReplies = new Map(); // request id -> resolve
+const warnings = [];
+const parameterUpdates = [];
+client.on("parameterValues", ({ parameters, id }) => {
+  if (id === undefined) parameterUpdates.push(...parameters);
+  else parameterReplies.get(id)?.(parameters);
+});
+client.on("status", ({ message }) => warnings.push(message));
+
+// The server's parameters: `names` read (all for none), or `values` set.
+function parameters(id, { names, values }) {
+  return new Promise((resolve) => {
+    parameterReplies.set(id, resolve);
+    if (values) client.setParameters(values, id);
+    else client.getParameters(names, id);
+  });
+}
 
 function subscribe(topic, handler) {
   const c = channels.get(topic);
@@ -169,6 +188,17 @@ async function check() {
     if (last[1] > 9.99 && last[1] < 10.01) break;
   }
   seen.placed = seen.odom.at(-1);
+  // Parameters: all of them, a change of pace (heard by subscribers), a refused change (with a
+  // warning saying why).
+  client.subscribeParameterUpdates(["realtime_factor"]);
+  seen.parameters = {
+    all: await parameters("all", { names: [] }),
+    set: await parameters("set", { values: [{ name: "realtime_factor", value: 3, type: "float64" }] }),
+    refused: await parameters("refused", { values: [{ name: "seed", value: 5 }] }),
+  };
+  await sleep(100);
+  seen.parameters.warnings = warnings.filter((w) => w.includes("parameter"));
+  seen.parameters.updates = parameterUpdates;
   console.log(JSON.stringify(seen));
   finish(seen.cloud && seen.image && seen.tf_static ? 0 : 1);
 }

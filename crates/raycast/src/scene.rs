@@ -530,25 +530,17 @@ impl Scene {
         first_hit: bool,
     ) {
         let inst = &self.instances[index as usize];
-        let mut packet = RayPacket {
-            origin: [Vec3A::ZERO; PACKET],
-            dir: [Vec3A::X; PACKET],
-            t_min: [0.0; PACKET],
-            t_max: [0.0; PACKET],
-            active,
-        };
-        for (r, ray) in rays.iter().enumerate() {
-            (packet.origin[r], packet.dir[r]) = inst.ray_to_mesh(ray.origin, ray.dir);
-            packet.t_min[r] = ray.t_min;
-            packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
+        // Only the rays that reached the instance's box are moved into its frame.
+        let mut packet = RayPacket::empty();
+        for r in crate::mesh::lanes(active) {
+            let ray = &rays[r];
+            let (origin, dir) = inst.ray_to_mesh(ray.origin, ray.dir);
+            let t_max = best[r].map_or(ray.t_max, |b| next_up(b.t));
+            packet.set(r, origin, dir, ray.t_min, t_max);
         }
-        let mut hits = [None; PACKET];
-        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, &mut hits, first_hit);
-        for ((best, hit), ray) in best.iter_mut().zip(&hits).zip(rays) {
-            if let Some(h) = hit {
-                keep_closer(best, h, index, inst, ray.t_max);
-            }
-        }
+        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {
+            keep_closer(&mut best[r], hit, index, inst, rays[r].t_max);
+        });
     }
 
     /// Walks the top-level BVH, calling `f(index, instance, current_best_t)` for each instance

@@ -22,18 +22,88 @@ use glam::{Vec3A, Vec4};
 pub const PACKET: usize = 32;
 const GROUPS: usize = PACKET / 4;
 
-/// Up to [`PACKET`] rays in a mesh's frame; rays whose bit is clear in `active` are ignored.
+/// Up to [`PACKET`] rays in a mesh's frame, one array per coordinate (the traversal reads them
+/// four rays at a time); rays whose bit is clear in `active` are ignored.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RayPacket {
-    pub(crate) origin: [Vec3A; PACKET],
-    pub(crate) dir: [Vec3A; PACKET],
+    pub(crate) origin: [[f32; PACKET]; 3],
+    pub(crate) dir: [[f32; PACKET]; 3],
     pub(crate) t_min: [f32; PACKET],
     pub(crate) t_max: [f32; PACKET],
     pub(crate) active: u32,
 }
 
+impl RayPacket {
+    /// No rays yet.
+    pub(crate) fn empty() -> RayPacket {
+        RayPacket {
+            origin: [[0.0; PACKET]; 3],
+            dir: [[0.0; PACKET]; 3],
+            t_min: [0.0; PACKET],
+            t_max: [0.0; PACKET],
+            active: 0,
+        }
+    }
+
+    /// Sets ray `r` (and marks it active).
+    pub(crate) fn set(&mut self, r: usize, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) {
+        for a in 0..3 {
+            self.origin[a][r] = origin[a];
+            self.dir[a][r] = dir[a];
+        }
+        self.t_min[r] = t_min;
+        self.t_max[r] = t_max;
+        self.active |= 1 << r;
+    }
+
+    fn origin(&self, r: usize) -> Vec3A {
+        Vec3A::new(self.origin[0][r], self.origin[1][r], self.origin[2][r])
+    }
+
+    fn dir(&self, r: usize) -> Vec3A {
+        Vec3A::new(self.dir[0][r], self.dir[1][r], self.dir[2][r])
+    }
+}
+
+/// Group `g` of `values`: rays `4g..4g + 4`.
+fn group_of(values: &[f32; PACKET], g: usize) -> Vec4 {
+    Vec4::from_slice(&values[4 * g..4 * g + 4])
+}
+
+/// What the triangle tests need: made when the packet first reaches a leaf, as most instances
+/// a packet enters turn it away at their upper nodes (a tuft of grass's box is mostly air), and
+/// a ray's shear costs divisions.
+struct LeafSetup {
+    pack_rays: [PackRay; PACKET],
+    /// The origin every active ray shares, if they do (splatted per axis): each pack's corners
+    /// relative to it are then shared by the rays.
+    shared_origin: Option<[Vec4; 3]>,
+    /// Each ray's closest hit so far.
+    best: [Option<LocalHit>; PACKET],
+}
+
+impl LeafSetup {
+    fn new(rays: &RayPacket) -> LeafSetup {
+        let active = rays.active;
+        let first = active.trailing_zeros() as usize;
+        let shared_origin = lanes(active)
+            .all(|r| rays.origin(r) == rays.origin(first))
+            .then(|| {
+                let o = rays.origin(first);
+                [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
+            });
+        LeafSetup {
+            pack_rays: std::array::from_fn(|r| {
+                PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)))
+            }),
+            shared_origin,
+            best: [None; PACKET],
+        }
+    }
+}
+
 /// The rays set in `mask`, lowest first.
-fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         let r = mask.trailing_zeros() as usize;
         mask &= mask.wrapping_sub(1);
@@ -42,42 +112,54 @@ fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
 }
 
 impl TriangleMesh {
-    /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it, into
-    /// `best` (which must come empty; written in place, as a packet's arrays are too large to
-    /// move cheaply). With `first_hit`, a ray stops at the first hit it meets instead (shadow
-    /// rays: whether it has one is the answer any-hit gives).
+    /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it: `found(r,
+    /// hit)` for each ray `r` that has one. With `first_hit`, a ray stops at the first hit it
+    /// meets instead (shadow rays: whether it has one is the answer any-hit gives).
     pub(crate) fn closest_packet(
         &self,
         rays: &RayPacket,
-        best: &mut [Option<LocalHit>; PACKET],
         first_hit: bool,
+        mut found: impl FnMut(usize, &LocalHit),
     ) {
-        if self.wide.root_bounds.is_none() {
+        let active = rays.active;
+        if self.wide.root_bounds.is_none() || active == 0 {
             return;
         }
         let mut t_far = rays.t_max;
+        let mut leaf_setup: Option<LeafSetup> = None;
+        self.walk_packet(rays, first_hit, &mut t_far, &mut leaf_setup);
+        if let Some(setup) = &leaf_setup {
+            for r in lanes(active) {
+                if let Some(hit) = &setup.best[r] {
+                    found(r, hit);
+                }
+            }
+        }
+    }
+
+    /// The walk of [`TriangleMesh::closest_packet`]: hits go to `leaf_setup`, made at the
+    /// first leaf.
+    fn walk_packet(
+        &self,
+        rays: &RayPacket,
+        first_hit: bool,
+        t_far: &mut [f32; PACKET],
+        leaf_setup: &mut Option<LeafSetup>,
+    ) {
         // The rays come here having reached the instance's box, which holds this root box: it
         // is not tested again ray by ray (that cost more than it saved).
         let active = rays.active;
-        let shears: [Shear; PACKET] = std::array::from_fn(|r| Shear::new(rays.dir[r]));
-        if active == 0 {
-            return;
-        }
-        let pack_rays: [PackRay; PACKET] =
-            std::array::from_fn(|r| PackRay::new(rays.origin[r], &shears[r]));
-        // Rays from one origin share each pack's corners relative to it.
-        let shared_origin = lanes(active)
-            .all(|r| rays.origin[r] == rays.origin[active.trailing_zeros() as usize])
-            .then(|| {
-                let o = rays.origin[active.trailing_zeros() as usize];
-                [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
-            });
         let test_leaf = |first: usize,
                          mask: u32,
                          count: usize,
-                         best: &mut [Option<LocalHit>; PACKET],
+                         setup: &mut LeafSetup,
                          t_far: &mut [f32; PACKET]|
          -> bool {
+            let LeafSetup {
+                pack_rays,
+                shared_origin,
+                best,
+            } = setup;
             // Whether some ray's hit moved closer.
             let mut closer = false;
             // Keeps ray `r`'s hit on `pack` if it is closer.
@@ -104,7 +186,7 @@ impl TriangleMesh {
                 true
             };
             let packs = &self.packs[first..first + count];
-            match &shared_origin {
+            match shared_origin {
                 Some(origin) => {
                     for pack in packs {
                         let relative = pack.relative_to(origin);
@@ -138,17 +220,19 @@ impl TriangleMesh {
             closer
         };
         if let Some((first, count)) = self.wide.root_leaf {
-            test_leaf(first as usize, active, count as usize, best, &mut t_far);
+            let setup = leaf_setup.get_or_insert_with(|| LeafSetup::new(rays));
+            test_leaf(first as usize, active, count as usize, setup, t_far);
             return;
         }
         // Per group of four rays, lanes = rays.
-        let group = |f: &dyn Fn(usize) -> f32| -> [Vec4; GROUPS] {
-            std::array::from_fn(|g| Vec4::new(f(4 * g), f(4 * g + 1), f(4 * g + 2), f(4 * g + 3)))
+        let group = |values: &[f32; PACKET]| -> [Vec4; GROUPS] {
+            std::array::from_fn(|g| group_of(values, g))
         };
-        let origin = [0, 1, 2].map(|a| group(&|r| rays.origin[r][a]));
-        let inv_dir = [0, 1, 2].map(|a| group(&|r| shears[r].inv_dir[a]));
-        let t_min = group(&|r| rays.t_min[r]);
-        let frustum = Frustum::new(rays, &shears, active);
+        let origin = [0, 1, 2].map(|a| group(&rays.origin[a]));
+        // As `Vec3A::recip` (the single-ray walk's), four rays at a time.
+        let inv_dir = [0, 1, 2].map(|a| group(&rays.dir[a]).map(|d| Vec4::ONE / d));
+        let t_min = group(&rays.t_min);
+        let frustum = Frustum::new(rays, &inv_dir, active);
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
         let mut storage = TraversalStack::<(u32, u32, f32)>::default();
@@ -164,14 +248,14 @@ impl TriangleMesh {
         });
         let bounds = |t_far: &[f32; PACKET]| {
             let up = t_far.map(next_up);
-            let t_max = group(&|r| up[r]);
+            let t_max = group(&up);
             let beam = (0..GROUPS)
                 .map(|g| Vec4::select(active_lanes[g], t_max[g], Vec4::ZERO))
                 .fold(Vec4::ZERO, |m, v| Vec4::select(v.cmpgt(m), v, m))
                 .max_element();
             (t_max, beam)
         };
-        let (mut t_max, mut beam_t_max) = bounds(&t_far);
+        let (mut t_max, mut beam_t_max) = bounds(t_far);
         loop {
             let n = &nodes[node];
             let mut order = [(f32::INFINITY, 0u32, 0u32); 4];
@@ -273,8 +357,9 @@ impl TriangleMesh {
                         break;
                     }
                     Slot::Leaf(first, count) => {
-                        if test_leaf(first, reached, count, best, &mut t_far) {
-                            (t_max, beam_t_max) = bounds(&t_far);
+                        let setup = leaf_setup.get_or_insert_with(|| LeafSetup::new(rays));
+                        if test_leaf(first, reached, count, setup, t_far) {
+                            (t_max, beam_t_max) = bounds(t_far);
                         }
                     }
                     Slot::Empty => {}
@@ -303,19 +388,25 @@ struct Frustum {
 }
 
 impl Frustum {
-    fn new(rays: &RayPacket, shears: &[Shear; PACKET], active: u32) -> Option<Frustum> {
+    fn new(rays: &RayPacket, inv_dir: &[[Vec4; GROUPS]; 3], active: u32) -> Option<Frustum> {
         let first = lanes(active).next()?;
-        let (mut origin_lo, mut origin_hi) = (rays.origin[first], rays.origin[first]);
+        let (mut origin_lo, mut origin_hi) = (rays.origin(first), rays.origin(first));
         let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
         let mut t_min = f32::INFINITY;
         for r in lanes(active) {
-            let inv = shears[r].inv_dir;
-            if !inv.is_finite() || !rays.origin[r].is_finite() {
+            let (g, lane) = (r / 4, r % 4);
+            let inv = Vec3A::new(
+                inv_dir[0][g][lane],
+                inv_dir[1][g][lane],
+                inv_dir[2][g][lane],
+            );
+            let origin = rays.origin(r);
+            if !inv.is_finite() || !origin.is_finite() {
                 return None;
             }
             // Finite: the vector minima and maxima are the scalar ones.
-            origin_lo = origin_lo.min(rays.origin[r]);
-            origin_hi = origin_hi.max(rays.origin[r]);
+            origin_lo = origin_lo.min(origin);
+            origin_hi = origin_hi.max(origin);
             inv_lo = inv_lo.min(inv);
             inv_hi = inv_hi.max(inv);
             t_min = smaller_or(rays.t_min[r], t_min);

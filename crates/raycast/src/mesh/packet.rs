@@ -232,7 +232,7 @@ impl TriangleMesh {
         // As `Vec3A::recip` (the single-ray walk's), four rays at a time.
         let inv_dir = [0, 1, 2].map(|a| group(&rays.dir[a]).map(|d| Vec4::ONE / d));
         let t_min = group(&rays.t_min);
-        let frustum = Frustum::new(rays, &inv_dir, active);
+        let frustum = Frustum::new(&origin, &inv_dir, &t_min, active);
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
         let mut storage = TraversalStack::<(u32, u32, f32)>::default();
@@ -388,29 +388,51 @@ struct Frustum {
 }
 
 impl Frustum {
-    fn new(rays: &RayPacket, inv_dir: &[[Vec4; GROUPS]; 3], active: u32) -> Option<Frustum> {
-        let first = lanes(active).next()?;
-        let (mut origin_lo, mut origin_hi) = (rays.origin(first), rays.origin(first));
-        let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-        let mut t_min = f32::INFINITY;
-        for r in lanes(active) {
-            let (g, lane) = (r / 4, r % 4);
-            let inv = Vec3A::new(
-                inv_dir[0][g][lane],
-                inv_dir[1][g][lane],
-                inv_dir[2][g][lane],
-            );
-            let origin = rays.origin(r);
-            if !inv.is_finite() || !origin.is_finite() {
-                return None;
+    /// The beam of the `active` rays, given four at a time (a ray at a time, the minima and
+    /// maxima would be one long chain through memory).
+    fn new(
+        origin: &[[Vec4; GROUPS]; 3],
+        inv_dir: &[[Vec4; GROUPS]; 3],
+        t_min: &[Vec4; GROUPS],
+        active: u32,
+    ) -> Option<Frustum> {
+        let mut finite = true;
+        let (mut o_lo, mut o_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
+        let (mut i_lo, mut i_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
+        let mut t_lo = Vec4::INFINITY;
+        for g in 0..GROUPS {
+            let m = (active >> (4 * g)) & 0xF;
+            if m == 0 {
+                continue;
             }
-            // Finite: the vector minima and maxima are the scalar ones.
-            origin_lo = origin_lo.min(origin);
-            origin_hi = origin_hi.max(origin);
-            inv_lo = inv_lo.min(inv);
-            inv_hi = inv_hi.max(inv);
-            t_min = smaller_or(rays.t_min[r], t_min);
+            let on = glam::BVec4A::new(m & 1 != 0, m & 2 != 0, m & 4 != 0, m & 8 != 0);
+            for a in 0..3 {
+                let (o, inv) = (origin[a][g], inv_dir[a][g]);
+                finite &= Vec4::select(on, o, Vec4::ZERO).is_finite()
+                    && Vec4::select(on, inv, Vec4::ONE).is_finite();
+                // Finite: lane by lane, the minima and maxima are the scalar ones.
+                o_lo[a] = o_lo[a].min(Vec4::select(on, o, Vec4::INFINITY));
+                o_hi[a] = o_hi[a].max(Vec4::select(on, o, Vec4::NEG_INFINITY));
+                i_lo[a] = i_lo[a].min(Vec4::select(on, inv, Vec4::INFINITY));
+                i_hi[a] = i_hi[a].max(Vec4::select(on, inv, Vec4::NEG_INFINITY));
+            }
+            // As `smaller_or` ray by ray: `min` keeps the accumulated value unless the lane's
+            // is smaller (a NaN never is).
+            t_lo = Vec4::select(on, t_min[g], Vec4::INFINITY).min(t_lo);
         }
+        if active == 0 || !finite {
+            return None;
+        }
+        let across = |v: [Vec4; 3], f: fn(Vec4) -> f32| Vec3A::new(f(v[0]), f(v[1]), f(v[2]));
+        let (origin_lo, origin_hi) = (
+            across(o_lo, Vec4::min_element),
+            across(o_hi, Vec4::max_element),
+        );
+        let (inv_lo, inv_hi) = (
+            across(i_lo, Vec4::min_element),
+            across(i_hi, Vec4::max_element),
+        );
+        let t_min = t_lo.min_element();
         let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
         if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
             return None; // an axis with both signs (or zero): no useful beam

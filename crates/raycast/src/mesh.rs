@@ -45,6 +45,24 @@ pub struct LocalHit {
 }
 
 impl TriangleMesh {
+    /// The boxes of the root's children, `(min, max)`: what a ray must reach to meet a
+    /// triangle (none when the root is a leaf or the mesh is empty).
+    pub(crate) fn root_child_boxes(&self) -> impl Iterator<Item = (Vec3A, Vec3A)> + '_ {
+        let root = if self.wide.root_leaf.is_some() {
+            None
+        } else {
+            self.wide.nodes.first()
+        };
+        (root.into_iter()).flat_map(|n| {
+            (0..4)
+                .filter(|&k| !matches!(decode(n.child[k]), Slot::Empty))
+                .map(|k| {
+                    let corner = |c: &[glam::Vec4; 3]| Vec3A::new(c[0][k], c[1][k], c[2][k]);
+                    (corner(&n.min), corner(&n.max))
+                })
+        })
+    }
+
     /// Builds a mesh; triangles that index outside `vertices` are dropped, and triangles past
     /// the 2^26th are ignored.
     pub fn new(vertices: Vec<glam::Vec3>, triangles: Vec<[u32; 3]>) -> TriangleMesh {

@@ -497,8 +497,16 @@ impl Scene {
                             let b = &self.top.boxes[p as usize];
                             reach(b.min, b.max, reached, (&limits, beam_limit))
                         };
-                        if active != 0 {
-                            self.closest_packet_in_instance(p, rays, active, best, first_hit);
+                        let parts_missed = || {
+                            let inst = &self.instances[p as usize];
+                            (beam.as_ref())
+                                .is_some_and(|beam| beam_misses_parts(beam, inst, self, beam_limit))
+                        };
+                        if active != 0 && !parts_missed() {
+                            let entering = (p, active);
+                            self.closest_packet_in_instance(
+                                entering, rays, &lanes, best, first_hit,
+                            );
                             if first_hit && best.iter().all(Option::is_some) {
                                 return;
                             }
@@ -521,22 +529,38 @@ impl Scene {
         }
     }
 
+    /// The rays of `active` (of `rays`, four to a vector in `lanes`) through instance `index`.
     fn closest_packet_in_instance(
         &self,
-        index: u32,
+        (index, active): (u32, u32),
         rays: &[Ray],
-        active: u32,
+        lanes: &PacketLanes,
         best: &mut [Option<Hit>],
         first_hit: bool,
     ) {
         let inst = &self.instances[index as usize];
-        // Only the rays that reached the instance's box are moved into its frame.
+        // Only the rays that reached the instance's box are moved into its frame, four at a
+        // time.
         let mut packet = RayPacket::empty();
+        for g in 0..PACKET / 4 {
+            if (active >> (4 * g)) & 0xF == 0 {
+                continue;
+            }
+            let (origin, dir) = if inst.in_world {
+                lanes.group(g)
+            } else {
+                lanes.in_frame(g, &inst.mesh_from_world)
+            };
+            for a in 0..3 {
+                origin[a].write_to_slice(&mut packet.origin[a][4 * g..4 * g + 4]);
+                dir[a].write_to_slice(&mut packet.dir[a][4 * g..4 * g + 4]);
+            }
+        }
+        packet.active = active;
         for r in crate::mesh::lanes(active) {
             let ray = &rays[r];
-            let (origin, dir) = inst.ray_to_mesh(ray.origin, ray.dir);
-            let t_max = best[r].map_or(ray.t_max, |b| next_up(b.t));
-            packet.set(r, origin, dir, ray.t_min, t_max);
+            packet.t_min[r] = ray.t_min;
+            packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
         self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {
             keep_closer(&mut best[r], hit, index, inst, rays[r].t_max);
@@ -628,6 +652,32 @@ fn nearest_first(prims: &[u32], entry: impl Fn(u32) -> Option<f32>) -> ([u32; LE
 
 /// Replaces `best` with the instance's hit `h` if it is closer, or as close with a lower
 /// (instance, triangle): the tie-break that makes results independent of traversal order.
+/// Whether `beam` misses every box of the root's children of `inst`'s mesh, each moved to the
+/// world (the box around the moved box, widened as instance boxes are for the rounding between
+/// frames).
+/// Most grass tufts a packet's box test lets in are turned away here, before the rays are
+/// moved into their frame.
+fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) -> bool {
+    let mesh = &scene.meshes[inst.mesh.0 as usize];
+    let m = &inst.world_from_mesh;
+    let abs = glam::Mat3A::from_cols(
+        m.matrix3.x_axis.abs(),
+        m.matrix3.y_axis.abs(),
+        m.matrix3.z_axis.abs(),
+    );
+    let mut any = false;
+    for (min, max) in mesh.root_child_boxes() {
+        any = true;
+        let centre = m.transform_point3a((min + max) * 0.5);
+        let half = abs * ((max - min) * 0.5);
+        let (min, max) = crate::top::widened_for_frames(centre - half, centre + half);
+        if beam.entry(min, max, limit).is_some() {
+            return false;
+        }
+    }
+    any
+}
+
 fn keep_closer(best: &mut Option<Hit>, h: &LocalHit, index: u32, inst: &Instance, t_max: f32) {
     let closer = match best {
         None => h.t < t_max,

@@ -534,59 +534,158 @@ fn shadow_runs_answer_as_single_rays_and_closest_hits() {
     assert!(blocked > 1000 && blocked < rays.len(), "{blocked}");
 }
 
+/// A placement at `at`, stretched unevenly and (if `turned`) turned about every axis.
+fn turned_and_stretched(rng: &mut ChaCha8Rng, turned: bool, at: Vec3) -> Affine3A {
+    let turn = if turned {
+        Quat::from_euler(
+            glam::EulerRot::ZYX,
+            rng.random_range(0.0..6.0),
+            rng.random_range(-1.5..1.5),
+            rng.random_range(-3.0..3.0),
+        )
+    } else {
+        Quat::IDENTITY
+    };
+    let stretch = Vec3::new(
+        rng.random_range(0.4..2.0),
+        rng.random_range(0.4..2.0),
+        rng.random_range(0.4..2.0),
+    );
+    Affine3A::from_scale_rotation_translation(stretch, turn, at)
+}
+
 #[test]
 fn packets_through_many_instances_per_top_level_leaf_answer_as_single_rays() {
     // Forty instances about a lidar (the top-level tree's leaves hold several each, which a
-    // packet enters one by one, only with the rays that reach each one's box), including a
-    // large ground under all of them and instances overlapping each other's boxes.
-    let mut rng = ChaCha8Rng::seed_from_u64(41);
-    let mut scene = Scene::new();
-    let (vertices, triangles) = random_soup(&mut rng, 300, 1.0);
-    let soup = scene.add_mesh(TriangleMesh::new(vertices, triangles));
-    let tiny = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
-    let ground = scene.add_mesh(cuboid(
-        Vec3::new(-20.0, -20.0, -1.1),
-        Vec3::new(20.0, 20.0, -1.0),
-    ));
-    scene.add_instance(ground, Affine3A::IDENTITY);
-    for i in 0..39 {
-        let at = Vec3::new(
-            rng.random_range(-12.0..12.0),
-            rng.random_range(-12.0..12.0),
-            rng.random_range(-0.5..1.5),
-        );
-        let place = Affine3A::from_scale_rotation_translation(
-            Vec3::splat(rng.random_range(0.3..2.0)),
-            Quat::from_rotation_z(rng.random_range(0.0..6.0)),
-            at,
-        );
-        scene.add_instance(if i % 3 == 0 { tiny } else { soup }, place);
-    }
-    scene.commit();
-    let origin = Vec3::new(0.3, -0.2, 0.4);
-    let rays: Vec<Ray> = (0..256 * 16)
-        .map(|i| {
-            let azimuth = (i / 16) as f32 * std::f32::consts::TAU / 256.0;
-            let elevation = ((i % 16) as f32 - 8.0) * 0.035;
-            let dir = Vec3::new(
-                azimuth.cos() * elevation.cos(),
-                azimuth.sin() * elevation.cos(),
-                elevation.sin(),
+    // packet enters one by one, only with the rays that reach each one's box and one of its
+    // mesh's parts, moved to the world), including a large ground under all of them and
+    // instances overlapping each other's boxes; placed near the origin and 5 km away (where
+    // moving boxes and rays between frames rounds more), turned about every axis and
+    // stretched unevenly.
+    for (seed, far) in [(41, 0.0), (42, 5000.0)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut scene = Scene::new();
+        let (vertices, triangles) = random_soup(&mut rng, 300, 1.0);
+        let soup = scene.add_mesh(TriangleMesh::new(vertices, triangles));
+        let tiny = scene.add_mesh(cuboid(Vec3::splat(-0.5), Vec3::splat(0.5)));
+        let ground = scene.add_mesh(cuboid(
+            Vec3::new(-20.0, -20.0, -1.1),
+            Vec3::new(20.0, 20.0, -1.0),
+        ));
+        let offset = Vec3::new(far, -far, 0.5 * far);
+        scene.add_instance(ground, Affine3A::from_translation(offset));
+        for i in 0..39 {
+            let at = Vec3::new(
+                rng.random_range(-12.0..12.0),
+                rng.random_range(-12.0..12.0),
+                rng.random_range(-0.5..1.5),
             );
-            Ray::new(origin.into(), dir.into(), 0.0, rng.random_range(5.0..40.0)).unwrap()
-        })
-        .collect();
-    let mut batch = vec![None; rays.len()];
-    scene.closest_batch(&rays, &mut batch);
-    let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
-    assert_eq!(batch, single);
-    let instances_hit: std::collections::HashSet<u32> =
-        single.iter().flatten().map(|h| h.instance).collect();
-    assert!(
-        instances_hit.len() > 20,
-        "{} instances hit",
-        instances_hit.len()
-    );
+            let place = turned_and_stretched(&mut rng, true, at + offset);
+            scene.add_instance(if i % 3 == 0 { tiny } else { soup }, place);
+        }
+        scene.commit();
+        let origin = Vec3::new(0.3, -0.2, 0.4) + offset;
+        let rays: Vec<Ray> = (0..256 * 16)
+            .map(|i| {
+                let azimuth = (i / 16) as f32 * std::f32::consts::TAU / 256.0;
+                let elevation = ((i % 16) as f32 - 8.0) * 0.035;
+                let dir = Vec3::new(
+                    azimuth.cos() * elevation.cos(),
+                    azimuth.sin() * elevation.cos(),
+                    elevation.sin(),
+                );
+                Ray::new(origin.into(), dir.into(), 0.0, rng.random_range(5.0..40.0)).unwrap()
+            })
+            .collect();
+        let mut batch = vec![None; rays.len()];
+        scene.closest_batch(&rays, &mut batch);
+        let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
+        assert_eq!(batch, single, "{far} m away");
+        let instances_hit: std::collections::HashSet<u32> =
+            single.iter().flatten().map(|h| h.instance).collect();
+        assert!(
+            instances_hit.len() > 20,
+            "{} instances hit {far} m away",
+            instances_hit.len()
+        );
+    }
+}
+
+#[test]
+fn packets_aimed_at_the_corners_of_instances_parts_answer_as_single_rays() {
+    // Tufts of thin blades (a mesh whose root's children hug a few blades each, as MAVS's
+    // grass does), turned and stretched, near the origin and 5 km away; packets of rays aimed
+    // at every blade's corners and just about them, so that the boxes a packet is turned away
+    // by (the parts' boxes moved to the world) are grazed exactly where they are tight.
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let mut vertices = Vec::new();
+    let mut triangles = Vec::new();
+    for blade in 0..40u32 {
+        let base = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            0.0,
+        );
+        let lean = Vec3::new(
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+            1.0,
+        );
+        let side = Vec3::new(
+            rng.random_range(0.005..0.02),
+            rng.random_range(0.005..0.02),
+            0.0,
+        );
+        vertices.extend([base, base + side, base + lean * rng.random_range(0.3..1.0)]);
+        triangles.push([3 * blade, 3 * blade + 1, 3 * blade + 2]);
+    }
+    for far in [0.0, 5000.0] {
+        let mut scene = Scene::new();
+        let tuft = scene.add_mesh(TriangleMesh::new(vertices.clone(), triangles.clone()));
+        let offset = Vec3::new(far, -far, 0.5 * far);
+        let mut places = Vec::new();
+        for i in 0..12 {
+            let at = Vec3::new(
+                rng.random_range(4.0..10.0),
+                rng.random_range(-6.0..6.0),
+                0.0,
+            );
+            // Half of them not turned: their parts' boxes moved to the world are as tight as
+            // in the mesh's frame (blade corners on their faces).
+            let place = turned_and_stretched(&mut rng, i % 2 == 1, at + offset);
+            scene.add_instance(tuft, place);
+            places.push(place);
+        }
+        scene.commit();
+        let origin = Vec3::new(0.0, 0.0, 0.5) + offset;
+        let mut rays = Vec::new();
+        for place in &places {
+            for v in &vertices {
+                // One packet per corner: a narrow beam about it.
+                let aim = (place.transform_point3(*v) - origin).normalize();
+                for k in 0..32 {
+                    let nudge = Vec3::new((k % 4) as f32 - 1.5, (k / 4) as f32 - 3.5, 0.5);
+                    let dir = aim + nudge * 2e-6;
+                    rays.push(Ray::new(origin.into(), dir.into(), 0.0, 100.0).unwrap());
+                }
+            }
+        }
+        let mut batch = vec![None; rays.len()];
+        scene.closest_batch(&rays, &mut batch);
+        let single: Vec<_> = rays.iter().map(|r| scene.closest(r)).collect();
+        let differ = (0..rays.len()).filter(|&i| batch[i] != single[i]);
+        let differ: Vec<usize> = differ.collect();
+        assert!(
+            differ.is_empty(),
+            "{far} m away: {} rays differ, first {:?}: {:?} (packet) != {:?} (single)",
+            differ.len(),
+            rays[differ[0]],
+            batch[differ[0]],
+            single[differ[0]]
+        );
+        let hits = single.iter().flatten().count();
+        assert!(hits > rays.len() / 8, "{hits} of {} rays hit", rays.len());
+    }
 }
 
 #[test]

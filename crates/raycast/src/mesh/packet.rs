@@ -34,7 +34,7 @@ pub(crate) struct RayPacket {
 }
 
 impl RayPacket {
-    /// No rays yet.
+    /// No rays yet (the caller fills the arrays and sets `active`).
     pub(crate) fn empty() -> RayPacket {
         RayPacket {
             origin: [[0.0; PACKET]; 3],
@@ -43,17 +43,6 @@ impl RayPacket {
             t_max: [0.0; PACKET],
             active: 0,
         }
-    }
-
-    /// Sets ray `r` (and marks it active).
-    pub(crate) fn set(&mut self, r: usize, origin: Vec3A, dir: Vec3A, t_min: f32, t_max: f32) {
-        for a in 0..3 {
-            self.origin[a][r] = origin[a];
-            self.dir[a][r] = dir[a];
-        }
-        self.t_min[r] = t_min;
-        self.t_max[r] = t_max;
-        self.active |= 1 << r;
     }
 
     fn origin(&self, r: usize) -> Vec3A {

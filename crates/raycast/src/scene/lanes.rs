@@ -4,7 +4,7 @@
 
 use crate::PACKET;
 use crate::ray::{Ray, larger_or, smaller_or};
-use glam::{Vec3A, Vec4};
+use glam::{Affine3A, Vec3A, Vec4};
 
 /// Rays whose directions share each axis's sign, as one beam: the extremes of their inverse
 /// directions and of their origins bound every ray's slab distances from below (entry) and
@@ -74,6 +74,7 @@ impl Beam {
 /// against all of them at once.
 pub(super) struct PacketLanes {
     origin: [[Vec4; 3]; GROUPS],
+    dir: [[Vec4; 3]; GROUPS],
     inv_dir: [[Vec4; 3]; GROUPS],
     t_min: [Vec4; GROUPS],
 }
@@ -98,9 +99,30 @@ impl PacketLanes {
         };
         PacketLanes {
             origin: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.origin[a]))),
+            dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.dir[a]))),
             inv_dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|_, inv| inv[a]))),
             t_min: std::array::from_fn(|g| group(g, &|ray, _| ray.t_min)),
         }
+    }
+
+    /// Group `g`'s origins and directions moved by `m` (a point's and a vector's transform),
+    /// per axis: lane for lane the operations of `Affine3A::transform_point3a` and
+    /// `transform_vector3a`, so the same values as moving each ray alone.
+    pub(super) fn in_frame(&self, g: usize, m: &Affine3A) -> ([Vec4; 3], [Vec4; 3]) {
+        let linear = |[x, y, z]: [Vec4; 3], i: usize| {
+            let axis = |column: Vec3A| Vec4::splat(column[i]);
+            let m = &m.matrix3;
+            // As `Mat3A::mul_vec3a`: (x·vx + y·vy) + z·vz.
+            x * axis(m.x_axis) + y * axis(m.y_axis) + z * axis(m.z_axis)
+        };
+        let origin = [0, 1, 2].map(|i| linear(self.origin[g], i) + Vec4::splat(m.translation[i]));
+        let dir = [0, 1, 2].map(|i| linear(self.dir[g], i));
+        (origin, dir)
+    }
+
+    /// Group `g`'s origins and directions as they are, per axis.
+    pub(super) fn group(&self, g: usize) -> ([Vec4; 3], [Vec4; 3]) {
+        (self.origin[g], self.dir[g])
     }
 
     /// The rays of `candidates` that reach the box `min..max` within their `limits`, and the

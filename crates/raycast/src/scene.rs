@@ -504,13 +504,15 @@ impl Scene {
                         };
                         if active != 0 && !parts_missed() {
                             let entering = (p, active);
-                            self.closest_packet_in_instance(
+                            let closer = self.closest_packet_in_instance(
                                 entering, rays, &lanes, best, first_hit,
                             );
-                            if first_hit && best.iter().all(Option::is_some) {
-                                return;
+                            if closer {
+                                if first_hit && best.iter().all(Option::is_some) {
+                                    return;
+                                }
+                                (limits, beam_limit) = bounds(best);
                             }
-                            (limits, beam_limit) = bounds(best);
                         }
                     }
                 }
@@ -529,7 +531,8 @@ impl Scene {
         }
     }
 
-    /// The rays of `active` (of `rays`, four to a vector in `lanes`) through instance `index`.
+    /// The rays of `active` (of `rays`, four to a vector in `lanes`) through instance `index`;
+    /// whether some ray's best hit moved closer.
     fn closest_packet_in_instance(
         &self,
         (index, active): (u32, u32),
@@ -537,7 +540,7 @@ impl Scene {
         lanes: &PacketLanes,
         best: &mut [Option<Hit>],
         first_hit: bool,
-    ) {
+    ) -> bool {
         let inst = &self.instances[index as usize];
         // Only the rays that reached the instance's box are moved into its frame, four at a
         // time.
@@ -562,9 +565,11 @@ impl Scene {
             packet.t_min[r] = ray.t_min;
             packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
+        let mut closer = false;
         self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {
-            keep_closer(&mut best[r], hit, index, inst, rays[r].t_max);
+            closer |= keep_closer(&mut best[r], hit, index, inst, rays[r].t_max);
         });
+        closer
     }
 
     /// Walks the top-level BVH, calling `f(index, instance, current_best_t)` for each instance
@@ -678,7 +683,14 @@ fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) ->
     any
 }
 
-fn keep_closer(best: &mut Option<Hit>, h: &LocalHit, index: u32, inst: &Instance, t_max: f32) {
+/// Keeps `h` (on instance `index`) in `best` if it is closer; whether it was.
+fn keep_closer(
+    best: &mut Option<Hit>,
+    h: &LocalHit,
+    index: u32,
+    inst: &Instance,
+    t_max: f32,
+) -> bool {
     let closer = match best {
         None => h.t < t_max,
         Some(b) => h.t < b.t || (h.t == b.t && (index, h.triangle) < (b.instance, b.triangle)),
@@ -693,6 +705,7 @@ fn keep_closer(best: &mut Option<Hit>, h: &LocalHit, index: u32, inst: &Instance
             normal: (inst.normal_to_world() * h.normal).normalize_or_zero(),
         });
     }
+    closer
 }
 
 fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {

@@ -616,7 +616,8 @@ fn packets_aimed_at_the_corners_of_instances_parts_answer_as_single_rays() {
     // Tufts of thin blades (a mesh whose root's children hug a few blades each, as MAVS's
     // grass does), turned and stretched, near the origin and 5 km away; packets of rays aimed
     // at every blade's corners and just about them, so that the boxes a packet is turned away
-    // by (the parts' boxes moved to the world) are grazed exactly where they are tight.
+    // by (the parts' boxes moved to the world) are grazed exactly where they are tight; as
+    // closest-hit rays and as shadow rays.
     let mut rng = ChaCha8Rng::seed_from_u64(43);
     let mut vertices = Vec::new();
     let mut triangles = Vec::new();
@@ -685,6 +686,14 @@ fn packets_aimed_at_the_corners_of_instances_parts_answer_as_single_rays() {
         );
         let hits = single.iter().flatten().count();
         assert!(hits > rays.len() / 8, "{hits} of {} rays hit", rays.len());
+        // As shadow rays: a run (packets that stop at a first hit, blockers tried first) and
+        // single any-hit rays answer whether the closest hit exists.
+        let mut run = vec![false; rays.len()];
+        scene.any_hit_run(&rays, &mut run);
+        let any: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
+        let some: Vec<bool> = single.iter().map(Option::is_some).collect();
+        assert!(run == some, "{far} m away: a shadow run differs");
+        assert!(any == some, "{far} m away: single shadow rays differ");
     }
 }
 

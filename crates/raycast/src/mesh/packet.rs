@@ -61,8 +61,11 @@ fn group_of(values: &[f32; PACKET], g: usize) -> Vec4 {
 
 /// What the triangle tests need: made when the packet first reaches a leaf, as most instances
 /// a packet enters turn it away at their upper nodes (a tuft of grass's box is mostly air), and
-/// a ray's shear costs divisions.
+/// a ray's shear costs divisions. One per thread, filled in place (it is 7 KB: made afresh
+/// and moved for every instance entered, it cost more than it saved).
 struct LeafSetup {
+    /// Whether it is filled for the packet being walked.
+    ready: bool,
     pack_rays: [PackRay; PACKET],
     /// The origin every active ray shares, if they do (splatted per axis): each pack's corners
     /// relative to it are then shared by the rays.
@@ -71,23 +74,31 @@ struct LeafSetup {
     best: [Option<LocalHit>; PACKET],
 }
 
+thread_local! {
+    static LEAF_SETUP: std::cell::RefCell<LeafSetup> = std::cell::RefCell::new(LeafSetup {
+        ready: false,
+        pack_rays: [PackRay::new(Vec3A::ZERO, &Shear::new(Vec3A::X)); PACKET],
+        shared_origin: None,
+        best: [None; PACKET],
+    });
+}
+
 impl LeafSetup {
-    fn new(rays: &RayPacket) -> LeafSetup {
+    /// Fills it for `rays`, in place.
+    fn fill(&mut self, rays: &RayPacket) {
         let active = rays.active;
         let first = active.trailing_zeros() as usize;
-        let shared_origin = lanes(active)
+        self.shared_origin = lanes(active)
             .all(|r| rays.origin(r) == rays.origin(first))
             .then(|| {
                 let o = rays.origin(first);
                 [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
             });
-        LeafSetup {
-            pack_rays: std::array::from_fn(|r| {
-                PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)))
-            }),
-            shared_origin,
-            best: [None; PACKET],
+        for (r, pack_ray) in self.pack_rays.iter_mut().enumerate() {
+            *pack_ray = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
         }
+        self.best.fill(None);
+        self.ready = true;
     }
 }
 
@@ -115,25 +126,27 @@ impl TriangleMesh {
             return;
         }
         let mut t_far = rays.t_max;
-        let mut leaf_setup: Option<LeafSetup> = None;
-        self.walk_packet(rays, first_hit, &mut t_far, &mut leaf_setup);
-        if let Some(setup) = &leaf_setup {
-            for r in lanes(active) {
-                if let Some(hit) = &setup.best[r] {
-                    found(r, hit);
+        LEAF_SETUP.with_borrow_mut(|setup| {
+            setup.ready = false;
+            self.walk_packet(rays, first_hit, &mut t_far, setup);
+            if setup.ready {
+                for r in lanes(active) {
+                    if let Some(hit) = &setup.best[r] {
+                        found(r, hit);
+                    }
                 }
             }
-        }
+        });
     }
 
-    /// The walk of [`TriangleMesh::closest_packet`]: hits go to `leaf_setup`, made at the
-    /// first leaf.
+    /// The walk of [`TriangleMesh::closest_packet`]: hits go to `setup`, filled at the first
+    /// leaf.
     fn walk_packet(
         &self,
         rays: &RayPacket,
         first_hit: bool,
         t_far: &mut [f32; PACKET],
-        leaf_setup: &mut Option<LeafSetup>,
+        setup: &mut LeafSetup,
     ) {
         // The rays come here having reached the instance's box, which holds this root box: it
         // is not tested again ray by ray (that cost more than it saved).
@@ -148,6 +161,7 @@ impl TriangleMesh {
                 pack_rays,
                 shared_origin,
                 best,
+                ..
             } = setup;
             // Whether some ray's hit moved closer.
             let mut closer = false;
@@ -209,7 +223,9 @@ impl TriangleMesh {
             closer
         };
         if let Some((first, count)) = self.wide.root_leaf {
-            let setup = leaf_setup.get_or_insert_with(|| LeafSetup::new(rays));
+            if !setup.ready {
+                setup.fill(rays);
+            }
             test_leaf(first as usize, active, count as usize, setup, t_far);
             return;
         }
@@ -346,7 +362,9 @@ impl TriangleMesh {
                         break;
                     }
                     Slot::Leaf(first, count) => {
-                        let setup = leaf_setup.get_or_insert_with(|| LeafSetup::new(rays));
+                        if !setup.ready {
+                            setup.fill(rays);
+                        }
                         if test_leaf(first, reached, count, setup, t_far) {
                             (t_max, beam_t_max) = bounds(t_far);
                         }

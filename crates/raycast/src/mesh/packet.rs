@@ -94,10 +94,11 @@ impl LeafSetup {
                 let o = rays.origin(first);
                 [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
             });
-        for (r, pack_ray) in self.pack_rays.iter_mut().enumerate() {
-            *pack_ray = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
+        // Only the active rays' entries: no other is read until a later packet fills it.
+        for r in lanes(active) {
+            self.pack_rays[r] = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
+            self.best[r] = None;
         }
-        self.best.fill(None);
         self.ready = true;
     }
 }

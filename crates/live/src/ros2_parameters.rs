@@ -125,6 +125,14 @@ fn describe(p: &Parameter) -> raw::ParameterDescriptor {
     }
 }
 
+/// How a set went, as ROS 2 answers it.
+fn outcome(result: Result<(), String>) -> raw::SetParametersResult {
+    raw::SetParametersResult {
+        successful: result.is_ok(),
+        reason: result.err().unwrap_or_default(),
+    }
+}
+
 /// `rclcpp`'s listing rule: with no prefixes, names with fewer than `depth` dots (0: any);
 /// otherwise names equal to a prefix or under `prefix.` within `depth` more levels.
 fn list(all: &[Parameter], prefixes: &[String], depth: u64) -> ListParametersResult {
@@ -282,11 +290,7 @@ impl ParameterServices {
         }
         while let Ok(Some((id, request))) = self.set.receive_request() {
             let results = (request.parameter.iter())
-                .map(|p| self.set_one(p))
-                .map(|r| raw::SetParametersResult {
-                    successful: r.is_ok(),
-                    reason: r.err().unwrap_or_default(),
-                })
+                .map(|p| outcome(self.set_one(p)))
                 .collect();
             self.reply(
                 self.set
@@ -301,10 +305,7 @@ impl ParameterServices {
                 [] => Ok(()),
                 _ => Err("at most one parameter here can change at a time".into()),
             };
-            let result = raw::SetParametersResult {
-                successful: result.is_ok(),
-                reason: result.err().unwrap_or_default(),
-            };
+            let result = outcome(result);
             let response = SetParametersAtomicallyResponse { result };
             self.reply(self.set_atomically.send_response(id, response));
             answered = true;

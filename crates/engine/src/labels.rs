@@ -36,7 +36,9 @@ pub fn actor_labels(world: &World, built: &BuiltScene) -> Vec<(u32, String)> {
         .map(|a| {
             (built.all_objects())
                 .find(|o| o.name == a.name)
-                .map_or((0, "pedestrian".to_owned()), |o| (o.id, o.class.clone()))
+                .map_or((0, "pedestrian".to_owned()), |o| {
+                    (o.id, o.class.to_string())
+                })
         })
         .collect()
 }

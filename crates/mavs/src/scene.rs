@@ -15,6 +15,7 @@ use passerby_world::{
 use rand::RngExt;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Top-level keys MAVS reads.
 const SCENE_KEYS: [&str; 9] = [
@@ -228,7 +229,7 @@ impl<'a> SceneReader<'a> {
             );
             self.world.meshes.push(MeshInstance {
                 name: "layered_surface".into(),
-                model_uri: path.clone(),
+                model_uri: path.as_str().into(),
                 world_from_model,
                 label: Some("ground".into()),
                 smooth_normals: true,
@@ -461,7 +462,7 @@ impl<'a> SceneReader<'a> {
                 // MAVS's documented rule: without a surface mesh the first object is the ground.
                 let placed: Vec<(String, Affine3x4)> = self.world.meshes[first_placed..]
                     .iter()
-                    .map(|m| (m.model_uri.clone(), m.world_from_model))
+                    .map(|m| (m.model_uri.to_string(), m.world_from_model))
                     .collect();
                 heights = Some(HeightSurface::build(
                     &placed,
@@ -587,6 +588,10 @@ impl<'a> SceneReader<'a> {
             .and_then(|s| s.to_str())
             .unwrap_or("mesh")
             .to_owned();
+        // Shared by every placement.
+        let file: Arc<str> = file.into();
+        let label: Option<Arc<str>> = label.map(Into::into);
+        let group_labels = group_labels.map(Arc::new);
         for world_from_model in placements {
             let n = self.names.entry(stem.clone()).or_insert(0);
             *n += 1;

@@ -17,6 +17,7 @@ use crate::transform::{AxisSwaps, YprConvention, object_transform};
 use passerby_world::MeshInstance;
 use rand::RngExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Metres per grid cell.
 const CELL: f64 = 20.0;
@@ -26,11 +27,12 @@ const MAX_CELLS: f64 = 4e6;
 const MAX_PLANTS: usize = 2_000_000;
 
 struct Species {
-    mesh: String,
+    /// Shared by every plant of the species.
+    mesh: Arc<str>,
     name: String,
     mesh_height: f64,
     rotated: bool,
-    label: Option<String>,
+    label: Option<Arc<str>>,
 }
 
 /// A zone: where it is and, per species, (density per m², min and max trunk diameter in cm).
@@ -205,8 +207,8 @@ impl SceneReader<'_> {
                 .and_then(|s| s.to_str())
                 .unwrap_or("plant");
             out.push(Species {
-                label: self.labels.class_of(mesh).map(str::to_owned),
-                mesh: file,
+                label: self.labels.class_of(mesh).map(Into::into),
+                mesh: file.into(),
                 name: if name.is_empty() {
                     stem.to_owned()
                 } else {

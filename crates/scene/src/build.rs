@@ -44,7 +44,8 @@ struct Builder<'l> {
     bodies: Vec<Body>,
     skinned: Vec<SkinnedBody>,
     keyframed: Vec<KeyframedBody>,
-    classes: Vec<String>,
+    /// Class names by id, shared with the objects.
+    classes: Vec<Arc<str>>,
     object_ids: HashMap<String, u32>,
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
@@ -208,16 +209,16 @@ impl Builder<'_> {
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         let next = self.object_ids.len() as u32 + 1;
         let object_id = *self.object_ids.entry(name.to_owned()).or_insert(next);
-        let class_id = match self.classes.iter().position(|c| c == class) {
+        let class_id = match self.classes.iter().position(|c| **c == *class) {
             Some(i) => i as u16,
             None => {
-                self.classes.push(class.to_owned());
+                self.classes.push(class.into());
                 (self.classes.len() - 1) as u16
             }
         };
         SceneObject {
             name: name.to_owned(),
-            class: class.to_owned(),
+            class: self.classes[class_id as usize].clone(),
             id: object_id,
             class_id,
         }
@@ -560,7 +561,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         keyframed: Vec::new(),
         classes: std::iter::once("")
             .chain(BUILTIN_CLASSES)
-            .map(str::to_owned)
+            .map(Arc::from)
             .collect(),
         object_ids: HashMap::new(),
         batching: true,
@@ -580,7 +581,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         b.instance_surfaces.push(Arc::new(batch.surface));
         b.objects.push(SceneObject {
             name: String::new(),
-            class: String::new(),
+            class: "".into(),
             id: 0,
             class_id: 0,
         });
@@ -616,7 +617,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         bodies: b.bodies,
         skinned: b.skinned,
         keyframed: b.keyframed,
-        classes: b.classes,
+        classes: b.classes.iter().map(|c| c.to_string()).collect(),
         static_instance,
         static_objects: batch.objects,
         static_triangle_object: batch.triangle_object,

@@ -49,8 +49,9 @@ use std::sync::Arc;
 pub struct SceneObject {
     /// Object name (`ground`, `block003`, `r1`, `person1`, …).
     pub name: String,
-    /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`).
-    pub class: String,
+    /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`),
+    /// shared by the class's objects (a meadow has a million).
+    pub class: Arc<str>,
     /// The object's instance id for labels: 1 and up in build order (elements, walls, blocks,
     /// vehicles, actors), shared by all the object's scene instances; 0 means nothing.
     pub id: u32,

@@ -55,11 +55,11 @@ fn placement(
     world_from_model[0][3] = x;
     MeshInstance {
         name: name.into(),
-        model_uri: roof().display().to_string(),
+        model_uri: roof().display().to_string().into(),
         world_from_model,
         label: Some("building".into()),
         smooth_normals: smooth,
-        group_labels: groups,
+        group_labels: groups.map(std::sync::Arc::new),
     }
 }
 
@@ -68,7 +68,7 @@ fn down(built: &BuiltScene, x: f32, y: f32) -> (u32, String, passerby_raycast::H
     let ray = Ray::new(Vec3A::new(x, y, 5.0), Vec3A::NEG_Z, 0.0, 10.0).unwrap();
     let hit = built.scene.closest(&ray).unwrap();
     let object = built.object_of(hit.instance, hit.triangle).unwrap();
-    (object.id, object.class.clone(), hit)
+    (object.id, object.class.to_string(), hit)
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use crate::Color;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A row-major 3×4 affine transform `[R·S | t]`: `p' = M · (p, 1)`.
 pub type Affine3x4 = [[f64; 4]; 3];
@@ -21,17 +22,18 @@ pub const IDENTITY_3X4: Affine3x4 = [
 pub struct MeshInstance {
     /// Unique name (`<mesh file stem>_<n>`).
     pub name: String,
-    /// The mesh file, absolute.
-    pub model_uri: String,
+    /// The mesh file, absolute (shared by its placements: a meadow places one file a million
+    /// times).
+    pub model_uri: Arc<str>,
     /// `world_from_model`, non-uniform scale allowed.
     pub world_from_model: Affine3x4,
-    /// Semantic class (`None`: `static`).
-    pub label: Option<String>,
+    /// Semantic class (`None`: `static`), shared like `model_uri`.
+    pub label: Option<Arc<str>>,
     /// Interpolate vertex normals (MAVS `Smooth Normals`; flat facets otherwise).
     pub smooth_normals: bool,
     /// Classes by the mesh file's group (OBJ `g`/`o`) names (MAVS `Label By Group`); groups not
     /// listed keep `label`. `None`: the whole file is `label`.
-    pub group_labels: Option<BTreeMap<String, String>>,
+    pub group_labels: Option<Arc<BTreeMap<String, String>>>,
 }
 
 /// A mesh used only to answer "how high is the ground here" (MAVS `Surface Mesh`); sensors do

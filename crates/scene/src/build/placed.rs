@@ -17,7 +17,7 @@ pub(crate) type GroupMesh = (String, MeshId, Arc<Surface>);
 impl Builder<'_> {
     /// Places one mesh file placement.
     pub(crate) fn placed_mesh(&mut self, m: &MeshInstance) {
-        let class = m.label.clone().unwrap_or_else(|| "static".into());
+        let class = m.label.as_deref().unwrap_or("static");
         let world_from_model = affine_from_rows(&m.world_from_model);
         // A placement beyond single precision (a position of 1e308) would give the ray caster
         // infinite bounds, and every ray would test it: such an object is left out.
@@ -33,7 +33,7 @@ impl Builder<'_> {
                 return;
             };
             for (group, id, surface) in groups.iter() {
-                let class = labels.get(group).unwrap_or(&class);
+                let class = labels.get(group).map_or(class, String::as_str);
                 self.place(*id, surface.clone(), world_from_model, &m.name, class);
             }
             return;
@@ -46,7 +46,7 @@ impl Builder<'_> {
         } else {
             surface
         };
-        self.place(id, surface, world_from_model, &m.name, &class);
+        self.place(id, surface, world_from_model, &m.name, class);
     }
 
     /// The model's look with smooth shading normals, made once per file.

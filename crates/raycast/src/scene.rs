@@ -655,8 +655,6 @@ fn nearest_first(prims: &[u32], entry: impl Fn(u32) -> Option<f32>) -> ([u32; LE
     (order.map(|(_, p)| p), count)
 }
 
-/// Replaces `best` with the instance's hit `h` if it is closer, or as close with a lower
-/// (instance, triangle): the tie-break that makes results independent of traversal order.
 /// Whether `beam` misses every box of the root's children of `inst`'s mesh, each moved to the
 /// world (the box around the moved box, widened as instance boxes are for the rounding between
 /// frames).
@@ -683,7 +681,9 @@ fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) ->
     any
 }
 
-/// Keeps `h` (on instance `index`) in `best` if it is closer; whether it was.
+/// Keeps `h` (on instance `index`) in `best` if it is closer, or as close with a lower
+/// (instance, triangle): the tie-break that makes results independent of traversal order.
+/// Whether it was.
 fn keep_closer(
     best: &mut Option<Hit>,
     h: &LocalHit,

@@ -101,11 +101,19 @@ impl Bvh {
     /// Builds over the primitives `members` (indices into `boxes`, each at most once) alone:
     /// `prims` holds those indices. The result does not depend on the number of threads.
     pub fn build_over(boxes: &[Aabb], members: impl Iterator<Item = u32>) -> Bvh {
+        Bvh::build_over_with(|prim| boxes[prim as usize], members)
+    }
+
+    /// As [`Bvh::build_over`], with primitive `p`'s box given by `box_of(p)`.
+    pub fn build_over_with(
+        box_of: impl Fn(u32) -> Aabb,
+        members: impl Iterator<Item = u32>,
+    ) -> Bvh {
         let mut items: Vec<BuildItem> = members
             .map(|prim| {
-                let b = &boxes[prim as usize];
+                let b = box_of(prim);
                 BuildItem {
-                    bounds: *b,
+                    bounds: b,
                     center: b.center(),
                     prim,
                 }

@@ -24,7 +24,8 @@
 //! assert_eq!(scene.closest(&ray).unwrap().t, 2.0);
 //! ```
 //!
-//! Modules: binned-SAH BVH (`bvh.rs`), its 4-wide collapse kept for traversal and refit
+//! Modules: binned-SAH BVH (`bvh.rs`), arrays shared chunk by chunk between a scene's copies
+//! (`chunks.rs`), its 4-wide collapse kept for traversal and refit
 //! (`wide.rs`), rays, hits and the watertight test (`ray.rs`), leaf triangles four at a time
 //! (`packs.rs`), meshes (`mesh.rs`) with packet traversal (`mesh/packet.rs`), the two-level
 //! scene of instances (`scene.rs`; a packet's box tests in `scene/lanes.rs`) and its top level
@@ -32,6 +33,7 @@
 //! those that move, rebuilt every commit).
 
 pub mod bvh;
+mod chunks;
 mod mesh;
 mod packs;
 mod ray;

@@ -10,6 +10,7 @@
 //! clone gets its own copy of it): a second copy of a world for posing the next step while
 //! sensors read this one costs only its moving meshes.
 
+use crate::chunks::SharedChunks;
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box};
 use crate::top::TopLevel;
@@ -66,7 +67,8 @@ pub struct Scene {
     meshes: Vec<Arc<TriangleMesh>>,
     /// Per mesh, the instances placing it (whose boxes change with it).
     mesh_users: Vec<Vec<u32>>,
-    instances: Vec<Instance>,
+    /// Shared chunk by chunk with this scene's clones (the copy posed ahead).
+    instances: SharedChunks<Instance>,
     top: TopLevel,
 }
 
@@ -175,7 +177,7 @@ impl Scene {
             .iter()
             .map(|mesh| mesh.memory_bytes())
             .sum::<usize>()
-            + self.instances.capacity() * std::mem::size_of::<Instance>()
+            + self.instances.memory_bytes()
             + self
                 .mesh_users
                 .iter()

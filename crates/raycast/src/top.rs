@@ -13,14 +13,15 @@
 //! is in changes only how fast rays find it, never what they find (ties are broken by index).
 
 use crate::bvh::{Aabb, Bvh};
+use crate::chunks::SharedChunks;
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TopLevel {
-    /// World box of each instance, as of the last commit.
-    pub boxes: Vec<Aabb>,
+    /// World box of each instance, as of the last commit (shared chunk by chunk with clones).
+    pub boxes: SharedChunks<Aabb>,
     settled: Arc<Bvh>,
     moving: Bvh,
     /// Per instance: whether it is in the moving tree (or will be at the next commit).
@@ -63,7 +64,7 @@ impl TopLevel {
         };
         tree(&self.settled)
             + tree(&self.moving)
-            + self.boxes.capacity() * std::mem::size_of::<Aabb>()
+            + self.boxes.memory_bytes()
             + self.is_moving.capacity()
             + self.pending.capacity()
             + (self.changed.capacity() + self.moving_members.capacity()) * 4
@@ -98,11 +99,11 @@ impl TopLevel {
             let settled = (self.is_moving.iter().enumerate())
                 .filter(|(_, moving)| !**moving)
                 .map(|(i, _)| i as u32);
-            self.settled = Arc::new(Bvh::build_over(&self.boxes, settled));
+            self.settled = Arc::new(Bvh::build_over_with(|i| self.boxes[i as usize], settled));
         }
         if rebuild_moving {
             let moving = self.moving_members.iter().copied();
-            self.moving = Bvh::build_over(&self.boxes, moving);
+            self.moving = Bvh::build_over_with(|i| self.boxes[i as usize], moving);
         }
     }
 }

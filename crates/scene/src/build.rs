@@ -46,7 +46,7 @@ struct Builder<'l> {
     keyframed: Vec<KeyframedBody>,
     /// Class names by id, shared with the objects.
     classes: Vec<Arc<str>>,
-    object_ids: HashMap<String, u32>,
+    object_ids: HashMap<Arc<str>, u32>,
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
     batch: StaticBatch,
@@ -208,7 +208,12 @@ impl Builder<'_> {
     /// The label entry of an object (its id and class id assigned on first use).
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         let next = self.object_ids.len() as u32 + 1;
-        let object_id = *self.object_ids.entry(name.to_owned()).or_insert(next);
+        // The name is kept once, shared by the object and the table (a meadow has a million).
+        let name: Arc<str> = match self.object_ids.get_key_value(name) {
+            Some((known, _)) => known.clone(),
+            None => name.into(),
+        };
+        let object_id = *self.object_ids.entry(name.clone()).or_insert(next);
         let class_id = match self.classes.iter().position(|c| **c == *class) {
             Some(i) => i as u16,
             None => {
@@ -217,7 +222,7 @@ impl Builder<'_> {
             }
         };
         SceneObject {
-            name: name.to_owned(),
+            name,
             class: self.classes[class_id as usize].clone(),
             id: object_id,
             class_id,
@@ -580,7 +585,7 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         let instance = b.scene.add_instance(mesh, Affine3A::IDENTITY);
         b.instance_surfaces.push(Arc::new(batch.surface));
         b.objects.push(SceneObject {
-            name: String::new(),
+            name: "".into(),
             class: "".into(),
             id: 0,
             class_id: 0,

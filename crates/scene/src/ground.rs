@@ -53,7 +53,7 @@ impl SceneGround {
         let mut scene = Scene::new();
         let mut copied: HashMap<MeshId, MeshId> = HashMap::new();
         for (i, object) in built.objects.iter().enumerate() {
-            if movers.contains(object.name.as_str()) {
+            if movers.contains(&*object.name) {
                 continue;
             }
             let instance = built.scene.instance(i as u32);

@@ -48,7 +48,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SceneObject {
     /// Object name (`ground`, `block003`, `r1`, `person1`, …).
-    pub name: String,
+    pub name: Arc<str>,
     /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`),
     /// shared by the class's objects (a meadow has a million).
     pub class: Arc<str>,
@@ -206,7 +206,7 @@ impl BuiltScene {
         if let Some(skinned) = self.skinned.iter().find(|s| {
             self.objects
                 .get(s.instance as usize)
-                .is_some_and(|o| o.name == object)
+                .is_some_and(|o| *o.name == *object)
         }) {
             return skinned
                 .model

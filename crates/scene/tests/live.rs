@@ -91,7 +91,10 @@ fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
         .scene
         .closest(&down_at(x, 0.0))
         .expect("the actor is hit");
-    assert_eq!(live.built.objects[hit.instance as usize].name, "walker");
+    assert_eq!(
+        live.built.objects[hit.instance as usize].name.as_ref(),
+        "walker"
+    );
     let top = 10.0 - hit.t;
     assert!(top > 1.5 && top < 1.9, "top of the head at {top} m");
     assert!(live.built.scene.closest(&down_at(0.0, 0.0)).is_none());
@@ -130,7 +133,10 @@ fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
         .scene
         .closest(&down_at(-5.0, 7.0))
         .expect("the crate");
-    assert_eq!(live.built.objects[hit.instance as usize].name, "crate");
+    assert_eq!(
+        live.built.objects[hit.instance as usize].name.as_ref(),
+        "crate"
+    );
     assert!(live.built.scene.closest(&down_at(-5.0, 0.0)).is_none());
 }
 

@@ -80,7 +80,7 @@ impl FlatStatics {
         let ids: HashMap<&str, (u32, u16)> = view
             .built
             .all_objects()
-            .map(|o| (o.name.as_str(), (o.id, o.class_id)))
+            .map(|o| (&*o.name, (o.id, o.class_id)))
             .collect();
         let mut items = Vec::new();
         let mut push = |outline: Outline, name: &str| {

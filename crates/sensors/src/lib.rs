@@ -190,7 +190,7 @@ impl SceneView<'_> {
         loop {
             let h = hit?;
             let object = self.built.object_of(h.instance, h.triangle)?;
-            if ignore != Some(object.name.as_str()) {
+            if ignore != Some(&*object.name) {
                 return Some(Target {
                     t: h.t,
                     normal: h.normal,

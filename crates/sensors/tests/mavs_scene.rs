@@ -254,10 +254,7 @@ fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
         };
         let below =
             hits(apex as f32 - 0.05).unwrap_or_else(|| panic!("no hit below the apex at {t} s"));
-        assert_eq!(
-            (below.name.as_str(), &*below.class),
-            ("anim_1", "pedestrian")
-        );
+        assert_eq!((&*below.name, &*below.class), ("anim_1", "pedestrian"));
         assert!(
             hits(apex as f32 + 0.05).is_none(),
             "a hit above the apex at {t} s"

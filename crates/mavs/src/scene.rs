@@ -596,7 +596,7 @@ impl<'a> SceneReader<'a> {
             let n = self.names.entry(stem.clone()).or_insert(0);
             *n += 1;
             self.world.meshes.push(MeshInstance {
-                name: format!("{stem}_{n}"),
+                name: format!("{stem}_{n}").into(),
                 model_uri: file.clone(),
                 world_from_model,
                 label: label.clone(),

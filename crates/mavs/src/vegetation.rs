@@ -132,7 +132,7 @@ impl SceneReader<'_> {
                             ..AxisSwaps::default()
                         };
                         planted.push(MeshInstance {
-                            name: format!("{}_{}", sp.name, planted.len() + 1),
+                            name: format!("{}_{}", sp.name, planted.len() + 1).into(),
                             model_uri: sp.mesh.clone(),
                             world_from_model: object_transform(
                                 [yaw, 0.0, 0.0],

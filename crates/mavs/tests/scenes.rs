@@ -63,7 +63,7 @@ fn cube_scene_scatters_3000_cubes_on_its_surface_inside_the_polygon_by_seed() {
     let ground = world
         .meshes
         .iter()
-        .find(|m| m.name == "layered_surface")
+        .find(|m| &*m.name == "layered_surface")
         .unwrap();
     assert_eq!(ground.label.as_deref(), Some("ground"));
     let layered = world

@@ -205,6 +205,15 @@ impl Builder<'_> {
         batch.surface.append(surface);
     }
 
+    /// Gives the object named `name` its id now, if it has none yet, keeping this very string
+    /// (the world's, shared with the object: a meadow names a million placements).
+    fn share_name(&mut self, name: &Arc<str>) {
+        if !self.object_ids.contains_key(&**name) {
+            let next = self.object_ids.len() as u32 + 1;
+            self.object_ids.insert(name.clone(), next);
+        }
+    }
+
     /// The label entry of an object (its id and class id assigned on first use).
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         let next = self.object_ids.len() as u32 + 1;

@@ -20,8 +20,8 @@ pub const IDENTITY_3X4: Affine3x4 = [
 /// A static mesh file placed in the world, seen by every sensor (a MAVS `Objects` instance).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MeshInstance {
-    /// Unique name (`<mesh file stem>_<n>`).
-    pub name: String,
+    /// Unique name (`<mesh file stem>_<n>`), shared with the scene's object.
+    pub name: Arc<str>,
     /// The mesh file, absolute (shared by its placements: a meadow places one file a million
     /// times).
     pub model_uri: Arc<str>,

@@ -34,6 +34,7 @@ impl Builder<'_> {
             };
             for (group, id, surface) in groups.iter() {
                 let class = labels.get(group).map_or(class, String::as_str);
+                self.share_name(&m.name);
                 self.place(*id, surface.clone(), world_from_model, &m.name, class);
             }
             return;
@@ -46,6 +47,7 @@ impl Builder<'_> {
         } else {
             surface
         };
+        self.share_name(&m.name);
         self.place(id, surface, world_from_model, &m.name, class);
     }
 

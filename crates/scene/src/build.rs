@@ -216,13 +216,16 @@ impl Builder<'_> {
 
     /// The label entry of an object (its id and class id assigned on first use).
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
-        let next = self.object_ids.len() as u32 + 1;
         // The name is kept once, shared by the object and the table (a meadow has a million).
-        let name: Arc<str> = match self.object_ids.get_key_value(name) {
-            Some((known, _)) => known.clone(),
-            None => name.into(),
+        let (name, object_id) = match self.object_ids.get_key_value(name) {
+            Some((known, &id)) => (known.clone(), id),
+            None => {
+                let name: Arc<str> = name.into();
+                let id = self.object_ids.len() as u32 + 1;
+                self.object_ids.insert(name.clone(), id);
+                (name, id)
+            }
         };
-        let object_id = *self.object_ids.entry(name.clone()).or_insert(next);
         let class_id = match self.classes.iter().position(|c| **c == *class) {
             Some(i) => i as u16,
             None => {

@@ -30,17 +30,20 @@
 //! (`packs.rs`), meshes (`mesh.rs`) with packet traversal (`mesh/packet.rs`), the two-level
 //! scene of instances (`scene.rs`; a packet's box tests in `scene/lanes.rs`) and its top level
 //! (`top.rs`: a tree of the instances that stay put, rebuilt only when they change, and one of
-//! those that move, rebuilt every commit).
+//! those that move, rebuilt every commit), and rays of one direction answered from a grid of
+//! the leaves over each point (`parallel.rs`: shadow rays towards the sun).
 
 pub mod bvh;
 mod chunks;
 mod mesh;
 mod packs;
+mod parallel;
 mod ray;
 mod scene;
 mod top;
 mod wide;
 
 pub use mesh::{LocalHit, PACKET, TriangleMesh};
+pub use parallel::{GridBudget, ParallelGrid};
 pub use ray::{Hit, Ray, RayError};
 pub use scene::{Instance, MeshId, Scene};

@@ -307,6 +307,103 @@ impl TriangleMesh {
         hit.is_some()
     }
 
+    /// Leaves of the tree (what [`TriangleMesh::visit_leaf_boxes`] visits).
+    pub(crate) fn leaf_count(&self) -> usize {
+        if self.wide.root_bounds.is_none() {
+            0
+        } else if self.wide.root_leaf.is_some() {
+            1
+        } else {
+            (self.wide.nodes.iter())
+                .map(|n| {
+                    (n.child.iter())
+                        .filter(|&&c| matches!(decode(c), Slot::Leaf(..)))
+                        .count()
+                })
+                .sum()
+        }
+    }
+
+    /// Calls `f(leaf, min, max)` for each leaf of the tree, `leaf` naming it as
+    /// [`TriangleMesh::any_hit_in_leaves`] takes it, until `f` returns false (then returns
+    /// false).
+    pub(crate) fn visit_leaf_boxes(&self, mut f: impl FnMut(u32, Vec3A, Vec3A) -> bool) -> bool {
+        let Some(root) = self.wide.root_bounds else {
+            return true;
+        };
+        if self.wide.root_leaf.is_some() {
+            return f(crate::parallel::ROOT_LEAF, root.min, root.max);
+        }
+        for (index, n) in self.wide.nodes.iter().enumerate() {
+            for k in 0..4 {
+                if let Slot::Leaf(..) = decode(n.child[k]) {
+                    let min = Vec3A::new(n.min[0][k], n.min[1][k], n.min[2][k]);
+                    let max = Vec3A::new(n.max[0][k], n.max[1][k], n.max[2][k]);
+                    // Node indices fit in 30 bits: a tree has fewer nodes than triangles.
+                    if !f((index as u32) << 2 | k as u32, min, max) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether a ray hits a triangle of one of `leaves` (named as
+    /// [`TriangleMesh::visit_leaf_boxes`] names them) before `t_max`, with the tests
+    /// [`TriangleMesh::any_hit`]'s walk makes: the root box, the leaf's box (entered by
+    /// `t_max`), the leaf's triangles. It answers as that walk does when `leaves` holds every
+    /// leaf whose box the ray may reach.
+    /// `shear` is `Shear::new(dir)` of the ray's direction (rays of one direction share it).
+    pub(crate) fn any_hit_in_leaves(
+        &self,
+        origin: Vec3A,
+        shear: &Shear,
+        t_min: f32,
+        t_max: f32,
+        leaves: impl Iterator<Item = u32>,
+    ) -> bool {
+        let Some(root) = self.wide.root_bounds else {
+            return false;
+        };
+        if intersect_box(origin, shear.inv_dir, t_min, t_max, root.min, root.max).is_none() {
+            return false;
+        }
+        let pack_ray = PackRay::new(origin, shear);
+        let lanes = RayLanes::new(origin, shear.inv_dir);
+        let bound = next_up(t_max);
+        for leaf in leaves {
+            let (first, count) = if leaf == crate::parallel::ROOT_LEAF {
+                match self.wide.root_leaf {
+                    Some((first, count)) => (first as usize, count as usize),
+                    None => continue,
+                }
+            } else {
+                let Some(n) = self.wide.nodes.get((leaf >> 2) as usize) else {
+                    continue;
+                };
+                let k = (leaf & 3) as usize;
+                // The walk skips a child missed (`+inf`) or entered after its bound (`t_far`,
+                // here `t_max`); entries are never NaN.
+                let entry = intersect4(n, &lanes, t_min, bound)[k];
+                if entry == f32::INFINITY || entry > t_max {
+                    continue;
+                }
+                match decode(n.child[k]) {
+                    Slot::Leaf(first, count) => (first, count),
+                    _ => continue,
+                }
+            };
+            for pack in &self.packs[first..first + count] {
+                let hit = intersect_pack(&pack_ray, t_min, bound, pack);
+                if hit.is_some_and(|(t, ..)| t < t_max) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     fn traverse(
         &self,
         origin: Vec3A,

@@ -12,7 +12,7 @@
 
 use crate::chunks::SharedChunks;
 use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
-use crate::ray::{Hit, Ray, intersect_box};
+use crate::ray::{Hit, Ray, Shear, intersect_box};
 use crate::top::TopLevel;
 use lanes::{Beam, PacketLanes};
 
@@ -50,13 +50,32 @@ impl Instance {
     /// A world ray's origin and direction in the mesh's frame.
     #[inline]
     fn ray_to_mesh(&self, origin: Vec3A, dir: Vec3A) -> (Vec3A, Vec3A) {
+        (self.point_to_mesh(origin), self.dir_to_mesh(dir))
+    }
+
+    /// Whether it is placed as it is (its mesh already in world coordinates): rays are not
+    /// moved into its frame.
+    pub(crate) fn placed_as_is(&self) -> bool {
+        self.in_world
+    }
+
+    /// A world point in the mesh's frame (as [`Instance::ray_to_mesh`] moves origins).
+    #[inline]
+    pub(crate) fn point_to_mesh(&self, p: Vec3A) -> Vec3A {
         if self.in_world {
-            (origin, dir)
+            p
         } else {
-            (
-                self.mesh_from_world.transform_point3a(origin),
-                self.mesh_from_world.transform_vector3a(dir),
-            )
+            self.mesh_from_world.transform_point3a(p)
+        }
+    }
+
+    /// A world direction in the mesh's frame (as [`Instance::ray_to_mesh`] moves them).
+    #[inline]
+    pub(crate) fn dir_to_mesh(&self, d: Vec3A) -> Vec3A {
+        if self.in_world {
+            d
+        } else {
+            self.mesh_from_world.transform_vector3a(d)
         }
     }
 }
@@ -285,6 +304,33 @@ impl Scene {
         let inst = &self.instances[index as usize];
         let (o, d) = inst.ray_to_mesh(ray.origin, ray.dir);
         self.meshes[inst.mesh.0 as usize].any_hit_hinted(o, d, ray.t_min, ray.t_max, hint)
+    }
+
+    /// Instance `index`'s world box, as the walks test it.
+    pub(crate) fn world_box(&self, index: u32) -> &crate::bvh::Aabb {
+        &self.top.boxes[index as usize]
+    }
+
+    /// Whether instance `index` blocks a ray with a triangle in one of `leaves` of its mesh's
+    /// tree, testing what [`Scene::instance_blocks`] tests on the way (for
+    /// [`crate::ParallelGrid`]). `along` is what the ray's direction gives in that test: its
+    /// world inverse, and the shear of its direction in the mesh's frame.
+    pub(crate) fn leaves_block(
+        &self,
+        index: u32,
+        ray: &Ray,
+        along: &(Vec3A, Shear),
+        leaves: impl Iterator<Item = u32>,
+    ) -> bool {
+        let (inv, shear) = along;
+        let b = &self.top.boxes[index as usize];
+        if intersect_box(ray.origin, *inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
+            return false;
+        }
+        let inst = &self.instances[index as usize];
+        let origin = inst.point_to_mesh(ray.origin);
+        let mesh = &self.meshes[inst.mesh.0 as usize];
+        mesh.any_hit_in_leaves(origin, shear, ray.t_min, ray.t_max, leaves)
     }
 
     /// Whether each of a run of neighbouring rays hits anything, on this thread; `out[i]`

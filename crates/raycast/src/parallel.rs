@@ -1,0 +1,396 @@
+//! Rays that share one direction (shadow rays towards the sun), answered from a grid over the
+//! plane across that direction: each cell lists the leaves of the instances' trees whose boxes,
+//! seen along the direction, may cover it, so a ray looks only at the leaves over its origin
+//! instead of walking down the top level and each instance's tree. Most of those it passes
+//! over with one comparison per axis: a box that ends behind the ray's origin along an axis
+//! (the floor under a point on it, a wall behind it) is one its box test refuses.
+//!
+//! Invariant: a ray gets exactly [`Scene::any_hit`]'s answer. That walk finds a hit if and only
+//! if some instance whose world box and root box the ray reaches has a leaf whose box the ray
+//! reaches (entering it by `t_max`), holding a triangle the ray hits before `t_max`: the boxes
+//! around a leaf hold its box, so a ray reaching the leaf's box reaches theirs too (the slab
+//! test rounds monotonically). Here the same tests decide, with the same arithmetic; the grid
+//! only narrows which leaves are asked:
+//! - a cell lists every leaf whose footprint, widened far beyond the rounding of those tests,
+//!   covers it (argued for scenes within [`MAX_COORDINATE`] of the origin and placements
+//!   scaled evenly within [`MAX_UNEVEN_SCALE`]; beyond those, or past the size budgets, no grid
+//!   is made and rays take the walk);
+//! - a leaf is passed over only when its box (in the frame the ray is tested in: the world for
+//!   an instance placed as it is, else the instance's world box, which the walk tests first)
+//!   ends behind the origin along an axis the ray moves along, compared exactly: then that
+//!   axis's slab distances are both negative (a difference of two different floats keeps its
+//!   sign), the box test's exit is below 0, and a ray starting at `t_min >= 0` misses the box.
+
+use crate::ray::{Ray, Shear};
+use crate::scene::Scene;
+use glam::{Affine3A, Vec3A};
+
+/// A leaf that is its mesh's whole tree (a mesh of a few triangles).
+pub(crate) const ROOT_LEAF: u32 = u32::MAX;
+
+/// The largest world coordinate (of a leaf's box) the widening is argued for, metres.
+pub const MAX_COORDINATE: f32 = 1e4;
+
+/// The largest ratio between a placement's scale along two axes the widening is argued for.
+pub const MAX_UNEVEN_SCALE: f32 = 10.0;
+
+/// How far footprints are widened: an absolute part and a part relative to the size of the
+/// scene's coordinates (rays' slab distances and moved origins are within a few tens of
+/// `f32::EPSILON` of that size; this is a thousand times more).
+const MARGIN_ABSOLUTE: f32 = 1e-3;
+const MARGIN_RELATIVE: f32 = 1e-4;
+
+/// Cells at most per axis.
+const MAX_CELLS_PER_AXIS: usize = 1024;
+
+/// Leaves of one instance tested together (their instance's set-up made once).
+const GROUP: usize = 16;
+
+/// The leaves over each cell of the plane across one direction.
+#[derive(Clone, Debug)]
+pub struct ParallelGrid {
+    /// The rays' direction, bit for bit (other rays take the walk).
+    dir: Vec3A,
+    /// Unit axes of the plane across it.
+    across: [Vec3A; 2],
+    /// The plane's coordinates of the grid's corner.
+    corner: [f32; 2],
+    inv_cell: f32,
+    dims: [usize; 2],
+    /// Cell `c` (row-major) lists `entries[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
+    /// Grouped by instance within a cell, in instance order.
+    entries: Vec<Entry>,
+    /// The largest world coordinate of the leaves' boxes: rays from farther out take the walk
+    /// (the widening is relative to it).
+    reach: f32,
+    /// Per instance: the direction's world inverse and its shear in the instance's frame
+    /// (what each ray would work out again).
+    along: Vec<(Vec3A, Shear)>,
+    /// Per axis, 1 or -1 as the direction goes towards + or - that axis (0 if neither).
+    signs: Vec3A,
+}
+
+/// A leaf listed in a cell.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    instance: u32,
+    /// `node << 2 | slot` of the leaf in the mesh's 4-wide tree, or [`ROOT_LEAF`].
+    leaf: u32,
+    /// Where the box the ray is first tested against ends along each axis the direction moves
+    /// along, times that axis's sign (`+inf` for the others): the box lies behind an origin
+    /// `o` when `behind[a] < signs[a] * o[a]` on some axis (both sides exact).
+    behind: [f32; 3],
+}
+
+/// A leaf's footprint on the plane: `[u_lo, u_hi, v_lo, v_hi]`.
+type Footprint = [f32; 4];
+
+/// How large a grid may be.
+#[derive(Clone, Copy, Debug)]
+pub struct GridBudget {
+    /// Leaves in the scene: making the grid costs about as much per leaf as tracing a few
+    /// rays, so a scene of more leaves than its rays can repay is left to the walk.
+    pub max_leaves: usize,
+    /// Entries (leaves times the cells each covers), 20 bytes each.
+    pub max_entries: usize,
+}
+
+impl ParallelGrid {
+    /// The grid of `scene` for rays along `dir`, within `budget`; `None` when the scene is
+    /// larger than that or outside the bounds the widening is argued for (see the module's
+    /// comment), or `dir` is not a usable direction.
+    pub fn new(scene: &Scene, dir: Vec3A, budget: GridBudget) -> Option<ParallelGrid> {
+        let unit = dir.normalize_or_zero();
+        if unit == Vec3A::ZERO || !unit.is_finite() || !leaves_within(scene, budget.max_leaves) {
+            return None;
+        }
+        let u_axis = unit.any_orthonormal_vector();
+        let across = [u_axis, unit.cross(u_axis)];
+        let signs = dir.signum() * Vec3A::select(dir.cmpeq(Vec3A::ZERO), Vec3A::ZERO, Vec3A::ONE);
+        let (prints, largest) = footprints(scene, &across, signs)?;
+        let margin = MARGIN_ABSOLUTE + MARGIN_RELATIVE * largest;
+        let mut bounds = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let prints: Vec<(Entry, Footprint)> = (prints.into_iter())
+            .map(|(entry, p)| {
+                let p = [p[0] - margin, p[1] + margin, p[2] - margin, p[3] + margin];
+                bounds = [
+                    bounds[0].min(p[0]),
+                    bounds[1].max(p[1]),
+                    bounds[2].min(p[2]),
+                    bounds[3].max(p[3]),
+                ];
+                (entry, p)
+            })
+            .collect();
+        let corner = [bounds[0], bounds[2]];
+        let (width, height) = (
+            (bounds[1] - bounds[0]).max(0.0),
+            (bounds[3] - bounds[2]).max(0.0),
+        );
+        // Cells about as wide as a typical leaf's footprint (the median's), so that a cell
+        // lists about as many leaves as lie over one point; coarser until the entries fit, and
+        // no finer than the widening, nor than the grid's most cells span.
+        let mut extents: Vec<f32> = (prints.iter())
+            .map(|(_, p)| (p[1] - p[0]).max(p[3] - p[2]))
+            .collect();
+        let median = if extents.is_empty() {
+            0.0
+        } else {
+            let middle = extents.len() / 2;
+            *extents.select_nth_unstable_by(middle, f32::total_cmp).1
+        };
+        let widest = width.max(height) / (MAX_CELLS_PER_AXIS - 1) as f32;
+        let mut cell = median.max(margin).max(widest);
+        let inv = dir.recip();
+        let along: Vec<(Vec3A, Shear)> = (0..scene.instance_count() as u32)
+            .map(|index| (inv, Shear::new(scene.instance(index).dir_to_mesh(dir))))
+            .collect();
+        for _ in 0..16 {
+            let grid = ParallelGrid {
+                dir,
+                across,
+                corner,
+                inv_cell: 1.0 / cell,
+                dims: [width, height]
+                    .map(|extent| ((extent / cell).floor() as usize + 1).min(MAX_CELLS_PER_AXIS)),
+                starts: Vec::new(),
+                entries: Vec::new(),
+                reach: largest,
+                along: Vec::new(),
+                signs,
+            };
+            if let Some(mut grid) = grid.filled(&prints, budget.max_entries) {
+                grid.along = along;
+                return Some(grid);
+            }
+            cell *= 2.0;
+        }
+        None
+    }
+
+    /// The cells' range of a footprint (inclusive), clamped to the grid.
+    fn span(&self, p: &Footprint) -> [usize; 4] {
+        let index = |value: f32, axis: usize| {
+            // Truncation: the floor of what is not below 0, as `any_hit` takes it.
+            let at = ((value - self.corner[axis]) * self.inv_cell).max(0.0);
+            (at as usize).min(self.dims[axis] - 1)
+        };
+        [
+            index(p[0], 0),
+            index(p[1], 0),
+            index(p[2], 1),
+            index(p[3], 1),
+        ]
+    }
+
+    /// The grid with its lists, if they hold at most `max_entries` entries.
+    fn filled(mut self, prints: &[(Entry, Footprint)], max_entries: usize) -> Option<Self> {
+        let cells = self.dims[0] * self.dims[1];
+        let mut counts = vec![0u32; cells + 1];
+        let mut total = 0usize;
+        for (_, p) in prints {
+            let [u0, u1, v0, v1] = self.span(p);
+            total += (u1 - u0 + 1) * (v1 - v0 + 1);
+            if total > max_entries {
+                return None;
+            }
+            for v in v0..=v1 {
+                for c in &mut counts[v * self.dims[0] + u0..=v * self.dims[0] + u1] {
+                    *c += 1;
+                }
+            }
+        }
+        // Prefix sums: `counts[c]` becomes where cell c's list starts.
+        let mut start = 0u32;
+        for c in &mut counts {
+            let n = *c;
+            *c = start;
+            start += n;
+        }
+        let mut next = counts.clone();
+        let blank = Entry {
+            instance: 0,
+            leaf: 0,
+            behind: [0.0; 3],
+        };
+        let mut entries = vec![blank; total];
+        for (entry, p) in prints {
+            let [u0, u1, v0, v1] = self.span(p);
+            for v in v0..=v1 {
+                for u in u0..=u1 {
+                    let c = v * self.dims[0] + u;
+                    entries[next[c] as usize] = *entry;
+                    next[c] += 1;
+                }
+            }
+        }
+        self.starts = counts;
+        self.entries = entries;
+        Some(self)
+    }
+
+    /// The direction the grid answers for.
+    pub fn dir(&self) -> Vec3A {
+        self.dir
+    }
+
+    /// Entries held (leaves times the cells each covers): its size.
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether `ray` hits anything in `scene` (the scene the grid was made from, unchanged
+    /// since), exactly as [`Scene::any_hit`] answers it.
+    pub fn any_hit(&self, scene: &Scene, ray: &Ray) -> bool {
+        let within = ray.origin.abs().max_element() <= self.reach;
+        if ray.dir != self.dir || !within || ray.t_min.is_nan() || ray.t_min < 0.0 {
+            return scene.any_hit(ray);
+        }
+        let at = |axis: usize| {
+            let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
+            // Beyond the grid (or not finite): under no leaf's footprint. (Truncation is the
+            // floor of a value not below 0, as `span` takes it.)
+            (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)
+        };
+        let (Some(u), Some(v)) = (at(0), at(1)) else {
+            return false;
+        };
+        let c = v * self.dims[0] + u;
+        let list = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+        // (Multiplying by 1 or -1 is exact; a 0 meets `+inf`, which is never below it.)
+        let origin = ray.origin * self.signs;
+        let blocks = |instance: u32, leaves: &[u32]| {
+            !leaves.is_empty()
+                && scene.leaves_block(
+                    instance,
+                    ray,
+                    &self.along[instance as usize],
+                    leaves.iter().copied(),
+                )
+        };
+        let mut group = [0u32; GROUP];
+        let (mut instance, mut held) = (u32::MAX, 0);
+        for entry in list {
+            if Vec3A::from_array(entry.behind).cmplt(origin).any() {
+                continue;
+            }
+            if entry.instance != instance || held == GROUP {
+                if blocks(instance, &group[..held]) {
+                    return true;
+                }
+                (instance, held) = (entry.instance, 0);
+            }
+            group[held] = entry.leaf;
+            held += 1;
+        }
+        blocks(instance, &group[..held])
+    }
+}
+
+/// Whether the scene's instances hold at most `max` leaves, from their meshes' counts.
+fn leaves_within(scene: &Scene, max: usize) -> bool {
+    let mut leaves_of: Vec<Option<usize>> = vec![None; scene.mesh_count()];
+    let mut leaves = 0usize;
+    (0..scene.instance_count() as u32).all(|instance| {
+        let mesh = scene.instance(instance).mesh;
+        leaves += *leaves_of[mesh.0 as usize].get_or_insert_with(|| scene.mesh(mesh).leaf_count());
+        leaves <= max
+    })
+}
+
+/// Every leaf of the scene as an entry with its footprint on the plane spanned by `across`
+/// (not yet widened), and the largest world coordinate met; `None` if a placement is scaled
+/// too unevenly or a box is not finite or beyond [`MAX_COORDINATE`].
+fn footprints(
+    scene: &Scene,
+    across: &[Vec3A; 2],
+    signs: Vec3A,
+) -> Option<(Vec<(Entry, Footprint)>, f32)> {
+    // Where a box ends along each axis the direction moves along, times its sign.
+    let behind = |min: Vec3A, max: Vec3A| -> [f32; 3] {
+        std::array::from_fn(|a| {
+            if signs[a] > 0.0 {
+                max[a]
+            } else if signs[a] < 0.0 {
+                -min[a]
+            } else {
+                f32::INFINITY
+            }
+        })
+    };
+    let mut prints = Vec::new();
+    let mut largest = 0.0f32;
+    for instance in 0..scene.instance_count() as u32 {
+        let inst = scene.instance(instance);
+        if !evenly_scaled(&inst.world_from_mesh) {
+            return None;
+        }
+        let world_box = scene.world_box(instance);
+        let ok = scene.mesh(inst.mesh).visit_leaf_boxes(|leaf, min, max| {
+            let Some((print, size)) = footprint(&inst.world_from_mesh, min, max, across) else {
+                return false;
+            };
+            largest = largest.max(size);
+            let behind = if inst.placed_as_is() {
+                behind(min, max)
+            } else {
+                behind(world_box.min, world_box.max)
+            };
+            let entry = Entry {
+                instance,
+                leaf,
+                behind,
+            };
+            prints.push((entry, print));
+            true
+        });
+        if !ok || largest > MAX_COORDINATE {
+            return None;
+        }
+    }
+    Some((prints, largest))
+}
+
+/// Whether a placement scales its axes within [`MAX_UNEVEN_SCALE`] of each other (and is
+/// finite and invertible).
+fn evenly_scaled(m: &Affine3A) -> bool {
+    let lengths = [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis].map(|a| a.length());
+    let (lo, hi) = (
+        lengths.iter().copied().fold(f32::INFINITY, f32::min),
+        lengths.iter().copied().fold(0.0, f32::max),
+    );
+    lo > 0.0 && hi.is_finite() && hi <= MAX_UNEVEN_SCALE * lo && m.translation.is_finite()
+}
+
+/// A mesh-frame box's footprint on the plane spanned by `across` once placed by `m`, with the
+/// largest absolute world coordinate the placed box reaches (`None` if not finite).
+fn footprint(
+    m: &Affine3A,
+    min: Vec3A,
+    max: Vec3A,
+    across: &[Vec3A; 2],
+) -> Option<(Footprint, f32)> {
+    let centre = m.transform_point3a((min + max) * 0.5);
+    let half = (max - min) * 0.5;
+    // The placed box's half extents along world axes, and along the plane's axes.
+    let axes = [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis];
+    let world_half = axes[0].abs() * half.x + axes[1].abs() * half.y + axes[2].abs() * half.z;
+    let along = |a: Vec3A| {
+        let c = centre.dot(a);
+        let h = axes[0].dot(a).abs() * half.x
+            + axes[1].dot(a).abs() * half.y
+            + axes[2].dot(a).abs() * half.z;
+        (c - h, c + h)
+    };
+    let (u0, u1) = along(across[0]);
+    let (v0, v1) = along(across[1]);
+    let size = (centre.abs() + world_half).max_element();
+    let print = [u0, u1, v0, v1];
+    (print.iter().all(|x| x.is_finite()) && size.is_finite()).then_some((print, size))
+}

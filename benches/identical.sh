@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Byte-for-byte outputs across a refactoring: recordings, dumps and renders of the example
-# worlds, the benchmark worlds and three MAVS scenes, hashed.
+# worlds, the benchmark worlds, three MAVS scenes and MVSim's turtlebot world's camera, hashed.
 #
 #   bash benches/identical.sh            # compare with benches/identical.sha256
 #   bash benches/identical.sh --bless    # write benches/identical.sha256 (on the commit before)
@@ -28,6 +28,9 @@ for s in obstacle_field brick_scene cube_scene; do
 done
 pb render examples/sensor_rig.world.xml --sensor r1/cam --time 1 --out "$out/render_cam"
 pb render examples/sensor_rig.world.xml --sensor r1/rgbd --time 1 --out "$out/render_rgbd"
+# A 1920 x 1080 camera under an open sky, its shadow rays answered from the sun's grid.
+pb render ../shared/worlds/mvsim/mvsim_tutorial/demo_turtlebot_world.world.xml --sensor r1/camera1 \
+  --time 1 --out "$out/render_turtlebot"
 manifest="$out.sha256"
 (cd "$out" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$manifest"
 if [ "${1:-}" = "--bless" ]; then

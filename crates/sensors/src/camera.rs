@@ -73,6 +73,7 @@ pub fn trace(
         lens,
         world_from_optical,
         lighting,
+        sun_grid: lighting.and_then(|light| crate::shading::sun_grid(view, light, n)),
         antialias: antialias.max(1) as usize,
     };
     let mut out = Pixels {
@@ -133,6 +134,8 @@ struct Pass<'a> {
     lens: &'a Lens,
     world_from_optical: &'a Affine3A,
     lighting: Option<&'a Lighting>,
+    /// The frame's shadow rays' grid, if there is one (see `shading::sun_grid`).
+    sun_grid: Option<passerby_raycast::ParallelGrid>,
     antialias: usize,
 }
 
@@ -161,7 +164,12 @@ impl Pass<'_> {
         let (Some(light), Some(rgb)) = (self.lighting, out.rgb) else {
             return self.raster_pixels(first, raster, labels, false, |_, _, _| {});
         };
-        let mut shader = Shader::new(view, origin, light, self.pixel_width(1));
+        let mut shader = Shader::new(
+            view,
+            origin,
+            (light, self.sun_grid.as_ref()),
+            self.pixel_width(1),
+        );
         // One loop per case, so that no pixel asks which case it is in.
         if !light.shadows {
             let mut encoder = RunEncoder::default();
@@ -309,6 +317,7 @@ impl Pass<'_> {
         };
         let aa = self.antialias;
         let colours: Vec<[f32; 3]> = if aa == 1 {
+            let light = (light, self.sun_grid.as_ref());
             shade(view, origin, &dirs, &hits, light, self.pixel_width(1))
         } else {
             // N x N samples per pixel, consecutive (neighbours for the ray caster's packets).
@@ -338,7 +347,7 @@ impl Pass<'_> {
                 origin,
                 &sample_dirs,
                 &sample_hits,
-                light,
+                (light, self.sun_grid.as_ref()),
                 self.pixel_width(aa),
             );
             let weight = 1.0 / (aa * aa) as f32;

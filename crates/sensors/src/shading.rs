@@ -8,7 +8,7 @@
 
 use crate::SceneView;
 use glam::Vec3A;
-use passerby_raycast::Ray;
+use passerby_raycast::{GridBudget, ParallelGrid, Ray};
 use passerby_scene::TriangleLook;
 use passerby_world::World;
 
@@ -59,17 +59,37 @@ fn gradient_sky(dir: Vec3A) -> [f32; 3] {
     [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
 }
 
+/// The grid that answers a frame of `pixels` pixels' shadow rays (all towards the sun) from the
+/// leaves under each one's origin, if the light casts shadows and the scene is small enough
+/// for the grid to repay its making: at most a leaf per 64 pixels (a room; not a warehouse of
+/// shelves, nor a meadow) and four pixels per entry.
+pub(crate) fn sun_grid(
+    view: &SceneView<'_>,
+    light: &Lighting,
+    pixels: usize,
+) -> Option<ParallelGrid> {
+    if !light.shadows {
+        return None;
+    }
+    let budget = GridBudget {
+        max_leaves: pixels / 64,
+        max_entries: pixels / 4,
+    };
+    ParallelGrid::new(&view.built.scene, light.to_sun, budget)
+}
+
 /// Linear colours of hits seen along `dirs` (of depth 1) from `origin`, each sample
-/// `pixel_width` wide at depth 1, lit by `light` (on this thread).
+/// `pixel_width` wide at depth 1, lit by `light` (on this thread), shadow rays answered from
+/// `sun_grid` if there is one.
 pub(crate) fn shade(
     view: &SceneView<'_>,
     origin: Vec3A,
     dirs: &[Vec3A],
     hits: &[Option<crate::Target>],
-    light: &Lighting,
+    (light, sun_grid): (&Lighting, Option<&ParallelGrid>),
     pixel_width: f32,
 ) -> Vec<[f32; 3]> {
-    let mut shader = Shader::new(view, origin, light, pixel_width);
+    let mut shader = Shader::new(view, origin, (light, sun_grid), pixel_width);
     let mut lit: Vec<Lit> = (hits.iter().zip(dirs).enumerate())
         .map(|(k, (hit, dir))| shader.sample(k, *dir, hit.as_ref()))
         .collect();
@@ -99,6 +119,8 @@ pub(crate) struct Shader<'a> {
     view: &'a SceneView<'a>,
     origin: Vec3A,
     pub(crate) light: &'a Lighting,
+    /// What answers shadow rays, if not the scene's trees.
+    sun_grid: Option<&'a ParallelGrid>,
     /// A sample's width at depth 1 across the optical axis.
     pixel_width: f32,
     /// Neighbouring samples mostly share a triangle: what it is and how it looks are found
@@ -145,13 +167,14 @@ impl<'a> Shader<'a> {
     pub(crate) fn new(
         view: &'a SceneView<'a>,
         origin: Vec3A,
-        light: &'a Lighting,
+        (light, sun_grid): (&'a Lighting, Option<&'a ParallelGrid>),
         pixel_width: f32,
     ) -> Shader<'a> {
         Shader {
             view,
             origin,
             light,
+            sun_grid,
             pixel_width,
             last_seen: None,
             shadow_rays: Vec::new(),
@@ -245,7 +268,16 @@ impl<'a> Shader<'a> {
             return;
         }
         let mut blocked = vec![false; self.shadow_rays.len()];
-        self.view.blocked_run(&self.shadow_rays, &mut blocked);
+        match self.sun_grid {
+            // The same answers (`ParallelGrid::any_hit`), from the leaves under each origin.
+            Some(grid) => {
+                let scene = &self.view.built.scene;
+                for (blocked, ray) in blocked.iter_mut().zip(&self.shadow_rays) {
+                    *blocked = grid.any_hit(scene, ray);
+                }
+            }
+            None => self.view.blocked_run(&self.shadow_rays, &mut blocked),
+        }
         for (&blocked, &k) in blocked.iter().zip(&self.shadow_of) {
             if blocked {
                 lit[k].1 = 0.0;

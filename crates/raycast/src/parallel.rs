@@ -43,6 +43,12 @@ const MARGIN_RELATIVE: f32 = 1e-4;
 /// Cells at most per axis.
 const MAX_CELLS_PER_AXIS: usize = 1024;
 
+/// The most leaves a cell (or the list of the largest) may hold.
+const MAX_LIST: usize = 1024;
+
+/// How many times a typical leaf's footprint a leaf's must be to be listed for every ray.
+const HUGE: f32 = 256.0;
+
 /// Leaves of one instance tested together (their instance's set-up made once).
 const GROUP: usize = 16;
 
@@ -69,6 +75,8 @@ pub struct ParallelGrid {
     along: Vec<(Vec3A, Shear)>,
     /// Per axis, 1 or -1 as the direction goes towards + or - that axis (0 if neither).
     signs: Vec3A,
+    /// Leaves far larger than most, listed for every ray rather than in cells.
+    everywhere: Vec<Entry>,
 }
 
 /// A leaf listed in a cell.
@@ -110,41 +118,52 @@ impl ParallelGrid {
         let signs = dir.signum() * Vec3A::select(dir.cmpeq(Vec3A::ZERO), Vec3A::ZERO, Vec3A::ONE);
         let (prints, largest) = footprints(scene, &across, signs)?;
         let margin = MARGIN_ABSOLUTE + MARGIN_RELATIVE * largest;
-        let mut bounds = [
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-        ];
         let prints: Vec<(Entry, Footprint)> = (prints.into_iter())
             .map(|(entry, p)| {
-                let p = [p[0] - margin, p[1] + margin, p[2] - margin, p[3] + margin];
-                bounds = [
-                    bounds[0].min(p[0]),
-                    bounds[1].max(p[1]),
-                    bounds[2].min(p[2]),
-                    bounds[3].max(p[3]),
-                ];
-                (entry, p)
+                (
+                    entry,
+                    [p[0] - margin, p[1] + margin, p[2] - margin, p[3] + margin],
+                )
             })
             .collect();
-        let corner = [bounds[0], bounds[2]];
-        let (width, height) = (
-            (bounds[1] - bounds[0]).max(0.0),
-            (bounds[3] - bounds[2]).max(0.0),
-        );
-        // Cells about as wide as a typical leaf's footprint (the median's), so that a cell
-        // lists about as many leaves as lie over one point; coarser until the entries fit, and
-        // no finer than the widening, nor than the grid's most cells span.
-        let mut extents: Vec<f32> = (prints.iter())
-            .map(|(_, p)| (p[1] - p[0]).max(p[3] - p[2]))
-            .collect();
+        let extent_of = |p: &Footprint| (p[1] - p[0]).max(p[3] - p[2]);
+        // A typical leaf's footprint (the median's) sets the cells' size; leaves far larger (a
+        // ground, a slab of floor) are listed once for every cell instead, and the cells span
+        // the rest only (a room on a ground kilometres wide keeps cells of its own size).
+        let mut extents: Vec<f32> = prints.iter().map(|(_, p)| extent_of(p)).collect();
         let median = if extents.is_empty() {
             0.0
         } else {
             let middle = extents.len() / 2;
             *extents.select_nth_unstable_by(middle, f32::total_cmp).1
         };
+        let (everywhere, prints): (Vec<_>, Vec<_>) =
+            (prints.into_iter()).partition(|(_, p)| extent_of(p) > HUGE * median.max(margin));
+        let everywhere: Vec<Entry> = everywhere.into_iter().map(|(entry, _)| entry).collect();
+        if everywhere.len() > MAX_LIST {
+            return None;
+        }
+        let mut bounds = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        for (_, p) in &prints {
+            bounds = [
+                bounds[0].min(p[0]),
+                bounds[1].max(p[1]),
+                bounds[2].min(p[2]),
+                bounds[3].max(p[3]),
+            ];
+        }
+        let corner = [bounds[0], bounds[2]];
+        let (width, height) = (
+            (bounds[1] - bounds[0]).max(0.0),
+            (bounds[3] - bounds[2]).max(0.0),
+        );
+        // Coarser until the entries fit; no finer than the widening, nor than the grid's most
+        // cells span.
         let widest = width.max(height) / (MAX_CELLS_PER_AXIS - 1) as f32;
         let mut cell = median.max(margin).max(widest);
         let inv = dir.recip();
@@ -164,9 +183,17 @@ impl ParallelGrid {
                 reach: largest,
                 along: Vec::new(),
                 signs,
+                everywhere: Vec::new(),
             };
             if let Some(mut grid) = grid.filled(&prints, budget.max_entries) {
+                // Cells too coarse for the leaves over them (a dense pile of large triangles):
+                // a ray would scan a long list where the walk goes straight down.
+                let densest = grid.starts.windows(2).map(|w| w[1] - w[0]).max();
+                if densest.is_some_and(|n| n as usize > MAX_LIST) {
+                    return None;
+                }
                 grid.along = along;
+                grid.everywhere = everywhere;
                 return Some(grid);
             }
             cell *= 2.0;
@@ -240,9 +267,10 @@ impl ParallelGrid {
         self.dir
     }
 
-    /// Entries held (leaves times the cells each covers): its size.
+    /// Entries held (leaves times the cells each covers, and the largest leaves once): its
+    /// size.
     pub fn entry_count(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.everywhere.len()
     }
 
     /// Whether `ray` hits anything in `scene` (the scene the grid was made from, unchanged
@@ -254,18 +282,25 @@ impl ParallelGrid {
         }
         let at = |axis: usize| {
             let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
-            // Beyond the grid (or not finite): under no leaf's footprint. (Truncation is the
-            // floor of a value not below 0, as `span` takes it.)
+            // Beyond the grid (or not finite): under no listed leaf's footprint. (Truncation
+            // is the floor of a value not below 0, as `span` takes it.)
             (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)
         };
-        let (Some(u), Some(v)) = (at(0), at(1)) else {
-            return false;
-        };
-        let c = v * self.dims[0] + u;
-        let list = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+        if let (Some(u), Some(v)) = (at(0), at(1)) {
+            let c = v * self.dims[0] + u;
+            let list = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+            if self.blocks(scene, ray, list) {
+                return true;
+            }
+        }
+        !self.everywhere.is_empty() && self.blocks(scene, ray, &self.everywhere)
+    }
+
+    /// Whether one of the leaves of `list` blocks `ray`.
+    fn blocks(&self, scene: &Scene, ray: &Ray, list: &[Entry]) -> bool {
         // (Multiplying by 1 or -1 is exact; a 0 meets `+inf`, which is never below it.)
         let origin = ray.origin * self.signs;
-        let blocks = |instance: u32, leaves: &[u32]| {
+        let test = |instance: u32, leaves: &[u32]| {
             !leaves.is_empty()
                 && scene.leaves_block(
                     instance,
@@ -281,7 +316,7 @@ impl ParallelGrid {
                 continue;
             }
             if entry.instance != instance || held == GROUP {
-                if blocks(instance, &group[..held]) {
+                if test(instance, &group[..held]) {
                     return true;
                 }
                 (instance, held) = (entry.instance, 0);
@@ -289,7 +324,7 @@ impl ParallelGrid {
             group[held] = entry.leaf;
             held += 1;
         }
-        blocks(instance, &group[..held])
+        test(instance, &group[..held])
     }
 }
 

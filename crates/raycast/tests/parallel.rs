@@ -173,6 +173,36 @@ fn other_rays_and_far_origins_take_the_walk_and_budgets_are_kept() {
     stretched.add_instance(block, Affine3A::from_scale(Vec3::new(1000.0, 1.0, 1.0)));
     stretched.commit();
     assert!(ParallelGrid::new(&stretched, dir, ROOMY).is_none());
+    // Clutter of many small leaves on a ground 8 km wide: the ground is listed for every ray,
+    // and the cells are of the clutter's size (not the ground's).
+    let mut wide = Scene::new();
+    let ground = wide.add_mesh(cuboid(
+        Vec3::new(-4000.0, -4000.0, -1.0),
+        Vec3::new(4000.0, 4000.0, 0.0),
+    ));
+    wide.add_instance(ground, Affine3A::IDENTITY);
+    let (vertices, triangles) = random_soup(&mut rng, 3000, 1.0);
+    let clutter = wide.add_mesh(TriangleMesh::new(vertices, triangles));
+    wide.add_instance(
+        clutter,
+        Affine3A::from_translation(Vec3::new(0.0, 0.0, 1.5)),
+    );
+    wide.commit();
+    let grid = ParallelGrid::new(&wide, dir, ROOMY).unwrap();
+    assert!(grid.entry_count() < 100_000, "{}", grid.entry_count());
+    for (x, y, z) in [
+        (0.2, 0.1, 0.5),
+        (0.0, 0.0, 1e-3),
+        (3000.0, 10.0, 1e-3),
+        (0.3, -0.4, -0.5),
+    ] {
+        let ray = Ray::new(Vec3A::new(x, y, z), dir, 0.0, 1e4).unwrap();
+        assert_eq!(
+            grid.any_hit(&wide, &ray),
+            wide.any_hit(&ray),
+            "from {x} {y} {z}"
+        );
+    }
     // An empty scene: a grid of nothing, blocking nothing.
     let mut empty = Scene::new();
     empty.commit();

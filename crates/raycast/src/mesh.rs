@@ -309,19 +309,12 @@ impl TriangleMesh {
 
     /// Leaves of the tree (what [`TriangleMesh::visit_leaf_boxes`] visits).
     pub(crate) fn leaf_count(&self) -> usize {
-        if self.wide.root_bounds.is_none() {
-            0
-        } else if self.wide.root_leaf.is_some() {
-            1
-        } else {
-            (self.wide.nodes.iter())
-                .map(|n| {
-                    (n.child.iter())
-                        .filter(|&&c| matches!(decode(c), Slot::Leaf(..)))
-                        .count()
-                })
-                .sum()
-        }
+        let mut count = 0;
+        self.visit_leaf_boxes(|_, _, _| {
+            count += 1;
+            true
+        });
+        count
     }
 
     /// Calls `f(leaf, min, max)` for each leaf of the tree, `leaf` naming it as

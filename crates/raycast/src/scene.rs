@@ -436,11 +436,10 @@ impl Scene {
         if trees.iter().all(|tree| tree.nodes.is_empty()) {
             return;
         }
-        let inv: [Vec3A; PACKET] =
-            std::array::from_fn(|r| rays.get(r).map_or(Vec3A::ONE, |ray| ray.dir.recip()));
+        let lanes = PacketLanes::new(rays);
         // Rays of one direction sign per axis (from one origin, or parallel) pass inner nodes as
         // one beam.
-        let beam = Beam::new(rays, &inv);
+        let beam = Beam::new(&lanes, all);
         // Each ray's bound (one ulp past its best hit so far; with `first_hit`, none once it has
         // one) and the beam's (the largest), refreshed only when an instance was entered.
         let bounds = |best: &[Option<Hit>]| {
@@ -459,7 +458,6 @@ impl Scene {
             (limits, beam)
         };
         let (mut limits, mut beam_limit) = bounds(best);
-        let lanes = PacketLanes::new(rays, &inv);
         // The rays of `candidates` that reach the box `min..max`.
         let reach = |min: Vec3A,
                      max: Vec3A,
@@ -591,23 +589,32 @@ impl Scene {
     ) -> bool {
         let inst = &self.instances[index as usize];
         // Only the rays that reached the instance's box are moved into its frame, four at a
-        // time.
-        let mut packet = RayPacket::empty();
+        // time (the packet's lanes as they are for an instance placed as it is).
+        let mut packet = RayPacket {
+            origin: [[Vec4::ZERO; PACKET / 4]; 3],
+            dir: [[Vec4::ZERO; PACKET / 4]; 3],
+            inv_dir: [[Vec4::ONE; PACKET / 4]; 3],
+            t_min: [0.0; PACKET],
+            t_max: [0.0; PACKET],
+            active,
+        };
         for g in 0..PACKET / 4 {
             if (active >> (4 * g)) & 0xF == 0 {
                 continue;
             }
-            let (origin, dir) = if inst.in_world {
-                lanes.group(g)
+            let (origin, dir, inv_dir) = if inst.in_world {
+                let (origin, dir) = lanes.group(g);
+                (origin, dir, lanes.inverse(g))
             } else {
-                lanes.in_frame(g, &inst.mesh_from_world)
+                let (origin, dir) = lanes.in_frame(g, &inst.mesh_from_world);
+                (origin, dir, dir.map(|d| Vec4::ONE / d))
             };
             for a in 0..3 {
-                origin[a].write_to_slice(&mut packet.origin[a][4 * g..4 * g + 4]);
-                dir[a].write_to_slice(&mut packet.dir[a][4 * g..4 * g + 4]);
+                packet.origin[a][g] = origin[a];
+                packet.dir[a][g] = dir[a];
+                packet.inv_dir[a][g] = inv_dir[a];
             }
         }
-        packet.active = active;
         for r in crate::mesh::lanes(active) {
             let ray = &rays[r];
             packet.t_min[r] = ray.t_min;

@@ -22,35 +22,35 @@ use glam::{Vec3A, Vec4};
 pub const PACKET: usize = 32;
 const GROUPS: usize = PACKET / 4;
 
-/// Up to [`PACKET`] rays in a mesh's frame, one array per coordinate (the traversal reads them
-/// four rays at a time); rays whose bit is clear in `active` are ignored.
+/// Up to [`PACKET`] rays in a mesh's frame, per coordinate four rays to a vector (lane `l` of
+/// group `g` is ray `4g + l`: the traversal reads them so), with their inverse directions;
+/// rays whose bit is clear in `active` are ignored.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RayPacket {
-    pub(crate) origin: [[f32; PACKET]; 3],
-    pub(crate) dir: [[f32; PACKET]; 3],
+    pub(crate) origin: [[Vec4; GROUPS]; 3],
+    pub(crate) dir: [[Vec4; GROUPS]; 3],
+    /// `1 / dir` lane by lane (as `Vec3A::recip`, the single-ray walk's, gives it).
+    pub(crate) inv_dir: [[Vec4; GROUPS]; 3],
     pub(crate) t_min: [f32; PACKET],
     pub(crate) t_max: [f32; PACKET],
     pub(crate) active: u32,
 }
 
-impl RayPacket {
-    /// No rays yet (the caller fills the arrays and sets `active`).
-    pub(crate) fn empty() -> RayPacket {
-        RayPacket {
-            origin: [[0.0; PACKET]; 3],
-            dir: [[0.0; PACKET]; 3],
-            t_min: [0.0; PACKET],
-            t_max: [0.0; PACKET],
-            active: 0,
-        }
-    }
+/// Lane `r` of a packet's coordinate.
+fn lane(values: &[Vec4; GROUPS], r: usize) -> f32 {
+    let group: &[f32; 4] = values[r / 4].as_ref();
+    group[r % 4]
+}
 
+impl RayPacket {
     fn origin(&self, r: usize) -> Vec3A {
-        Vec3A::new(self.origin[0][r], self.origin[1][r], self.origin[2][r])
+        let o = &self.origin;
+        Vec3A::new(lane(&o[0], r), lane(&o[1], r), lane(&o[2], r))
     }
 
     fn dir(&self, r: usize) -> Vec3A {
-        Vec3A::new(self.dir[0][r], self.dir[1][r], self.dir[2][r])
+        let d = &self.dir;
+        Vec3A::new(lane(&d[0], r), lane(&d[1], r), lane(&d[2], r))
     }
 }
 
@@ -234,11 +234,9 @@ impl TriangleMesh {
         let group = |values: &[f32; PACKET]| -> [Vec4; GROUPS] {
             std::array::from_fn(|g| group_of(values, g))
         };
-        let origin = [0, 1, 2].map(|a| group(&rays.origin[a]));
-        // As `Vec3A::recip` (the single-ray walk's), four rays at a time.
-        let inv_dir = [0, 1, 2].map(|a| group(&rays.dir[a]).map(|d| Vec4::ONE / d));
+        let (origin, inv_dir) = (&rays.origin, &rays.inv_dir);
         let t_min = group(&rays.t_min);
-        let frustum = Frustum::new(&origin, &inv_dir, &t_min, active);
+        let frustum = Frustum::new(origin, inv_dir, &t_min, active);
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
         let mut storage = TraversalStack::<(u32, u32, f32)>::default();
@@ -377,12 +375,8 @@ impl TriangleMesh {
     }
 }
 
-/// The packet as one beam, when its rays share each axis's direction sign: the extremes of the
-/// rays' inverse directions and of their origins bound every ray's slab distances from below
-/// (entry) and above (exit) with the very operations the rays compute themselves (rounding is
-/// monotonic), so one box test answers for all, conservatively. Rays from one origin (a lidar,
-/// a camera) make a narrow cone; parallel rays from nearby points (shadow rays towards the
-/// sun) a narrow prism.
+/// The packet as one beam (`crate::beam`), for a node's four children at a time: one box test
+/// answers for all its rays, conservatively.
 struct Frustum {
     /// Per axis, the origin coordinate that makes entries earliest (the largest for rays going
     /// towards +axis, the smallest otherwise), and the one that makes exits latest.
@@ -404,61 +398,24 @@ impl Frustum {
         t_min: &[Vec4; GROUPS],
         active: u32,
     ) -> Option<Frustum> {
-        let mut finite = true;
-        let (mut o_lo, mut o_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
-        let (mut i_lo, mut i_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
-        let mut t_lo = Vec4::INFINITY;
-        for g in 0..GROUPS {
-            let m = (active >> (4 * g)) & 0xF;
-            if m == 0 {
-                continue;
-            }
-            let on = glam::BVec4A::new(m & 1 != 0, m & 2 != 0, m & 4 != 0, m & 8 != 0);
-            for a in 0..3 {
-                let (o, inv) = (origin[a][g], inv_dir[a][g]);
-                finite &= Vec4::select(on, o, Vec4::ZERO).is_finite()
-                    && Vec4::select(on, inv, Vec4::ONE).is_finite();
-                // Finite: lane by lane, the minima and maxima are the scalar ones.
-                o_lo[a] = o_lo[a].min(Vec4::select(on, o, Vec4::INFINITY));
-                o_hi[a] = o_hi[a].max(Vec4::select(on, o, Vec4::NEG_INFINITY));
-                i_lo[a] = i_lo[a].min(Vec4::select(on, inv, Vec4::INFINITY));
-                i_hi[a] = i_hi[a].max(Vec4::select(on, inv, Vec4::NEG_INFINITY));
-            }
-            // As `smaller_or` ray by ray: `min` keeps the accumulated value unless the lane's
-            // is smaller (a NaN never is).
-            t_lo = Vec4::select(on, t_min[g], Vec4::INFINITY).min(t_lo);
-        }
-        if active == 0 || !finite {
-            return None;
-        }
-        let across = |v: [Vec4; 3], f: fn(Vec4) -> f32| Vec3A::new(f(v[0]), f(v[1]), f(v[2]));
-        let (origin_lo, origin_hi) = (
-            across(o_lo, Vec4::min_element),
-            across(o_hi, Vec4::max_element),
-        );
-        let (inv_lo, inv_hi) = (
-            across(i_lo, Vec4::min_element),
-            across(i_hi, Vec4::max_element),
-        );
-        let t_min = t_lo.min_element();
-        let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
-        if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
-            return None; // an axis with both signs (or zero): no useful beam
-        }
+        let axes = |v: &[[Vec4; GROUPS]; 3], g: usize| [v[0][g], v[1][g], v[2][g]];
+        let e = crate::beam::extremes(active, GROUPS, |g| {
+            (axes(origin, g), axes(inv_dir, g), t_min[g])
+        })?;
         let pick = |a: usize, when_ascending: Vec3A, otherwise: Vec3A| {
-            Vec4::splat(if ascending[a] {
+            Vec4::splat(if e.ascending[a] {
                 when_ascending[a]
             } else {
                 otherwise[a]
             })
         };
         Some(Frustum {
-            enter_origin: [0, 1, 2].map(|a| pick(a, origin_hi, origin_lo)),
-            exit_origin: [0, 1, 2].map(|a| pick(a, origin_lo, origin_hi)),
-            inv_lo: inv_lo.to_array().map(Vec4::splat),
-            inv_hi: inv_hi.to_array().map(Vec4::splat),
-            ascending,
-            t_min: Vec4::splat(t_min),
+            enter_origin: [0, 1, 2].map(|a| pick(a, e.origin_hi, e.origin_lo)),
+            exit_origin: [0, 1, 2].map(|a| pick(a, e.origin_lo, e.origin_hi)),
+            inv_lo: e.inv_lo.to_array().map(Vec4::splat),
+            inv_hi: e.inv_hi.to_array().map(Vec4::splat),
+            ascending: e.ascending,
+            t_min: Vec4::splat(e.t_min),
         })
     }
 

@@ -6,12 +6,8 @@ use crate::PACKET;
 use crate::ray::{Ray, larger_or, smaller_or};
 use glam::{Affine3A, Vec3A, Vec4};
 
-/// Rays whose directions share each axis's sign, as one beam: the extremes of their inverse
-/// directions and of their origins bound every ray's slab distances from below (entry) and
-/// above (exit) with the very operations the rays compute themselves (rounding is monotonic),
-/// so a box the beam misses is missed by every ray (the test is conservative; a box it reaches
-/// may still be missed by some). From one origin (a lidar's, a camera's) a narrow cone; shadow
-/// rays from neighbouring points towards the sun, a narrow prism.
+/// A packet's rays as one beam (`crate::beam`), for one box at a time: a box the beam misses
+/// is missed by every ray (a box it reaches may still be missed by some).
 pub(super) struct Beam {
     /// The origin coordinates that make entries earliest (per axis, the largest for rays going
     /// towards +axis, the smallest otherwise), and those that make exits latest.
@@ -25,33 +21,20 @@ pub(super) struct Beam {
 }
 
 impl Beam {
-    pub(super) fn new(rays: &[Ray], inv: &[Vec3A]) -> Option<Beam> {
-        let first = rays.first()?.origin;
-        let (mut origin_lo, mut origin_hi) = (first, first);
-        let (mut inv_lo, mut inv_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-        let mut t_min = f32::INFINITY;
-        for (ray, inv) in rays.iter().zip(inv) {
-            if !inv.is_finite() || !ray.origin.is_finite() {
-                return None;
-            }
-            origin_lo = origin_lo.min(ray.origin);
-            origin_hi = origin_hi.max(ray.origin);
-            inv_lo = inv_lo.min(*inv);
-            inv_hi = inv_hi.max(*inv);
-            t_min = t_min.min(ray.t_min);
-        }
-        let ascending = [0, 1, 2].map(|a| inv_lo[a] > 0.0);
-        if (0..3).any(|a| !ascending[a] && inv_hi[a] >= 0.0) {
-            return None; // an axis with both signs (or zero): no useful beam
-        }
-        let ascending = glam::BVec3A::from(ascending);
+    /// The beam of a packet's rays (`active`: the lanes that hold one); `None` if a ray's
+    /// origin or inverse direction is not finite, or an axis has both signs.
+    pub(super) fn new(lanes: &PacketLanes, active: u32) -> Option<Beam> {
+        let e = crate::beam::extremes(active, GROUPS, |g| {
+            (lanes.origin[g], lanes.inv_dir[g], lanes.t_min[g])
+        })?;
+        let ascending = glam::BVec3A::from(e.ascending);
         Some(Beam {
-            enter_origin: Vec3A::select(ascending, origin_hi, origin_lo),
-            exit_origin: Vec3A::select(ascending, origin_lo, origin_hi),
-            inv_lo,
-            inv_hi,
+            enter_origin: Vec3A::select(ascending, e.origin_hi, e.origin_lo),
+            exit_origin: Vec3A::select(ascending, e.origin_lo, e.origin_hi),
+            inv_lo: e.inv_lo,
+            inv_hi: e.inv_hi,
             ascending,
-            t_min,
+            t_min: e.t_min,
         })
     }
 
@@ -83,13 +66,12 @@ pub(super) struct PacketLanes {
 const GROUPS: usize = PACKET / 4;
 
 impl PacketLanes {
-    /// `rays` (at most [`PACKET`]) with their inverse directions; missing rays are never
-    /// asked about.
-    pub(super) fn new(rays: &[Ray], inv: &[Vec3A; PACKET]) -> PacketLanes {
-        let lane = |r: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
-            rays.get(r).map_or(0.0, |ray| f(ray, inv[r]))
-        };
-        let group = |g: usize, f: &dyn Fn(&Ray, Vec3A) -> f32| {
+    /// `rays` (at most [`PACKET`]), four to a vector, with their inverse directions (each as
+    /// `Vec3A::recip` gives it); missing rays' lanes hold zeros (and infinite inverses) and
+    /// are never asked about.
+    pub(super) fn new(rays: &[Ray]) -> PacketLanes {
+        let lane = |r: usize, f: &dyn Fn(&Ray) -> f32| rays.get(r).map_or(0.0, f);
+        let group = |g: usize, f: &dyn Fn(&Ray) -> f32| {
             Vec4::new(
                 lane(4 * g, f),
                 lane(4 * g + 1, f),
@@ -97,11 +79,14 @@ impl PacketLanes {
                 lane(4 * g + 3, f),
             )
         };
+        let origin = std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray| ray.origin[a])));
+        let dir: [[Vec4; 3]; GROUPS] =
+            std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray| ray.dir[a])));
         PacketLanes {
-            origin: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.origin[a]))),
-            dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|ray, _| ray.dir[a]))),
-            inv_dir: std::array::from_fn(|g| [0, 1, 2].map(|a| group(g, &|_, inv| inv[a]))),
-            t_min: std::array::from_fn(|g| group(g, &|ray, _| ray.t_min)),
+            origin,
+            dir,
+            inv_dir: dir.map(|d| d.map(|v| Vec4::ONE / v)),
+            t_min: std::array::from_fn(|g| group(g, &|ray| ray.t_min)),
         }
     }
 
@@ -118,6 +103,11 @@ impl PacketLanes {
         let origin = [0, 1, 2].map(|i| linear(self.origin[g], i) + Vec4::splat(m.translation[i]));
         let dir = [0, 1, 2].map(|i| linear(self.dir[g], i));
         (origin, dir)
+    }
+
+    /// Group `g`'s inverse directions, per axis.
+    pub(super) fn inverse(&self, g: usize) -> [Vec4; 3] {
+        self.inv_dir[g]
     }
 
     /// Group `g`'s origins and directions as they are, per axis.

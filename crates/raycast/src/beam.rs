@@ -9,6 +9,7 @@
 use glam::{BVec4A, Vec3A, Vec4};
 
 /// The extremes of a beam's rays.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Extremes {
     pub(crate) origin_lo: Vec3A,
     pub(crate) origin_hi: Vec3A,

@@ -439,7 +439,8 @@ impl Scene {
         let lanes = PacketLanes::new(rays);
         // Rays of one direction sign per axis (from one origin, or parallel) pass inner nodes as
         // one beam.
-        let beam = Beam::new(&lanes, all);
+        let extremes = Beam::extremes(&lanes, all);
+        let beam = extremes.as_ref().map(Beam::new);
         // Each ray's bound (one ulp past its best hit so far; with `first_hit`, none once it has
         // one) and the beam's (the largest), refreshed only when an instance was entered.
         let bounds = |best: &[Option<Hit>]| {
@@ -550,8 +551,17 @@ impl Scene {
                         };
                         if active != 0 && !parts_missed() {
                             let entering = (p, active);
+                            // The beam as it is, for an instance placed as it is that every
+                            // ray reaches (the mesh's walk would make the same again).
+                            let same_beam = extremes.filter(|_| {
+                                active == all && self.instances[p as usize].placed_as_is()
+                            });
                             let closer = self.closest_packet_in_instance(
-                                entering, rays, &lanes, best, first_hit,
+                                (entering, same_beam),
+                                rays,
+                                &lanes,
+                                best,
+                                first_hit,
                             );
                             if closer {
                                 if first_hit && best.iter().all(Option::is_some) {
@@ -581,7 +591,7 @@ impl Scene {
     /// whether some ray's best hit moved closer.
     fn closest_packet_in_instance(
         &self,
-        (index, active): (u32, u32),
+        ((index, active), beam): ((u32, u32), Option<crate::beam::Extremes>),
         rays: &[Ray],
         lanes: &PacketLanes,
         best: &mut [Option<Hit>],
@@ -597,6 +607,7 @@ impl Scene {
             t_min: [0.0; PACKET],
             t_max: [0.0; PACKET],
             active,
+            beam,
         };
         for g in 0..PACKET / 4 {
             if (active >> (4 * g)) & 0xF == 0 {

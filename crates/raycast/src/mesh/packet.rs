@@ -9,6 +9,7 @@
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
 use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
+use crate::beam::Extremes;
 use crate::packs::{PackHit, PackRay, TriPack, intersect_pack, intersect_relative};
 use crate::ray::{Shear, smaller_or};
 use crate::wide::{Slot, decode};
@@ -34,6 +35,9 @@ pub(crate) struct RayPacket {
     pub(crate) t_min: [f32; PACKET],
     pub(crate) t_max: [f32; PACKET],
     pub(crate) active: u32,
+    /// The extremes of the active rays, when the caller already has them (`None`: the walk
+    /// finds them).
+    pub(crate) beam: Option<Extremes>,
 }
 
 /// Lane `r` of a packet's coordinate.
@@ -87,13 +91,19 @@ impl LeafSetup {
     /// Fills it for `rays`, in place.
     fn fill(&mut self, rays: &RayPacket) {
         let active = rays.active;
-        let first = active.trailing_zeros() as usize;
-        self.shared_origin = lanes(active)
-            .all(|r| rays.origin(r) == rays.origin(first))
-            .then(|| {
-                let o = rays.origin(first);
-                [Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z)]
-            });
+        let first = rays.origin(active.trailing_zeros() as usize);
+        let splat = [
+            Vec4::splat(first.x),
+            Vec4::splat(first.y),
+            Vec4::splat(first.z),
+        ];
+        // Whether every active ray starts there, four at a time.
+        let shared = (0..GROUPS).all(|g| {
+            let in_group = (active >> (4 * g)) & 0xF;
+            let same = (0..3).fold(0xF, |m, a| m & rays.origin[a][g].cmpeq(splat[a]).bitmask());
+            in_group & !same == 0
+        });
+        self.shared_origin = shared.then_some(splat);
         // Only the active rays' entries: no other is read until a later packet fills it.
         for r in lanes(active) {
             self.pack_rays[r] = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
@@ -236,7 +246,10 @@ impl TriangleMesh {
         };
         let (origin, inv_dir) = (&rays.origin, &rays.inv_dir);
         let t_min = group(&rays.t_min);
-        let frustum = Frustum::new(origin, inv_dir, &t_min, active);
+        let frustum = match &rays.beam {
+            Some(e) => Some(Frustum::of(e)),
+            None => Frustum::new(origin, inv_dir, &t_min, active),
+        };
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them).
         let mut storage = TraversalStack::<(u32, u32, f32)>::default();
@@ -402,6 +415,11 @@ impl Frustum {
         let e = crate::beam::extremes(active, GROUPS, |g| {
             (axes(origin, g), axes(inv_dir, g), t_min[g])
         })?;
+        Some(Frustum::of(&e))
+    }
+
+    /// The beam of rays with these extremes.
+    fn of(e: &Extremes) -> Frustum {
         let pick = |a: usize, when_ascending: Vec3A, otherwise: Vec3A| {
             Vec4::splat(if e.ascending[a] {
                 when_ascending[a]
@@ -409,14 +427,14 @@ impl Frustum {
                 otherwise[a]
             })
         };
-        Some(Frustum {
+        Frustum {
             enter_origin: [0, 1, 2].map(|a| pick(a, e.origin_hi, e.origin_lo)),
             exit_origin: [0, 1, 2].map(|a| pick(a, e.origin_lo, e.origin_hi)),
             inv_lo: e.inv_lo.to_array().map(Vec4::splat),
             inv_hi: e.inv_hi.to_array().map(Vec4::splat),
             ascending: e.ascending,
             t_min: Vec4::splat(e.t_min),
-        })
+        }
     }
 
     /// Lower bounds of the children's entry distances and which children some ray may reach

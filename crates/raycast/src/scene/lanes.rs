@@ -3,6 +3,7 @@
 //! single-ray slab test is (`ray::intersect_box`), so a box they refuse no ray reaches.
 
 use crate::PACKET;
+use crate::beam::Extremes;
 use crate::ray::{Ray, larger_or, smaller_or};
 use glam::{Affine3A, Vec3A, Vec4};
 
@@ -21,21 +22,25 @@ pub(super) struct Beam {
 }
 
 impl Beam {
-    /// The beam of a packet's rays (`active`: the lanes that hold one); `None` if a ray's
+    /// The extremes of a packet's rays (`active`: the lanes that hold one); `None` if a ray's
     /// origin or inverse direction is not finite, or an axis has both signs.
-    pub(super) fn new(lanes: &PacketLanes, active: u32) -> Option<Beam> {
-        let e = crate::beam::extremes(active, GROUPS, |g| {
+    pub(super) fn extremes(lanes: &PacketLanes, active: u32) -> Option<Extremes> {
+        crate::beam::extremes(active, GROUPS, |g| {
             (lanes.origin[g], lanes.inv_dir[g], lanes.t_min[g])
-        })?;
+        })
+    }
+
+    /// The beam of rays with these extremes.
+    pub(super) fn new(e: &Extremes) -> Beam {
         let ascending = glam::BVec3A::from(e.ascending);
-        Some(Beam {
+        Beam {
             enter_origin: Vec3A::select(ascending, e.origin_hi, e.origin_lo),
             exit_origin: Vec3A::select(ascending, e.origin_lo, e.origin_hi),
             inv_lo: e.inv_lo,
             inv_hi: e.inv_hi,
             ascending,
             t_min: e.t_min,
-        })
+        }
     }
 
     /// Whether some ray may reach the box `min..max` before `t_max`, and if so a lower bound of

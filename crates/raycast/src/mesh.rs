@@ -9,7 +9,6 @@ use glam::Vec3A;
 mod packet;
 pub use packet::PACKET;
 pub(crate) use packet::RayPacket;
-pub(crate) use packet::lanes;
 
 /// A triangle mesh in its own frame, ready for ray queries.
 #[derive(Clone, Debug)]

@@ -444,13 +444,14 @@ impl Scene {
         // Each ray's bound (one ulp past its best hit so far; with `first_hit`, none once it has
         // one) and the beam's (the largest), refreshed only when an instance was entered.
         let bounds = |best: &[Option<Hit>]| {
-            let limits: [f32; PACKET] = std::array::from_fn(|r| {
-                (rays.get(r).zip(best.get(r))).map_or(0.0, |(ray, best)| match best {
+            let mut limits = [0.0f32; PACKET];
+            for ((limit, ray), best) in limits.iter_mut().zip(rays).zip(best) {
+                *limit = match best {
                     None => ray.t_max,
                     Some(_) if first_hit => f32::NEG_INFINITY,
                     Some(b) => next_up(b.t),
-                })
-            });
+                };
+            }
             // The largest, four lanes at a time (a chain of dependent maxima would stall).
             let beam = (limits.chunks_exact(4))
                 .map(Vec4::from_slice)
@@ -558,8 +559,7 @@ impl Scene {
                             });
                             let closer = self.closest_packet_in_instance(
                                 (entering, same_beam),
-                                rays,
-                                &lanes,
+                                (rays, &lanes, &limits),
                                 best,
                                 first_hit,
                             );
@@ -587,13 +587,13 @@ impl Scene {
         }
     }
 
-    /// The rays of `active` (of `rays`, four to a vector in `lanes`) through instance `index`;
-    /// whether some ray's best hit moved closer.
+    /// The rays of `active` (of `rays`, four to a vector in `lanes`, each within its limit: its
+    /// `t_max`, or one ulp past its best hit) through instance `index`; whether some ray's
+    /// best hit moved closer.
     fn closest_packet_in_instance(
         &self,
         ((index, active), beam): ((u32, u32), Option<crate::beam::Extremes>),
-        rays: &[Ray],
-        lanes: &PacketLanes,
+        (rays, lanes, limits): (&[Ray], &PacketLanes, &[f32; PACKET]),
         best: &mut [Option<Hit>],
         first_hit: bool,
     ) -> bool {
@@ -604,8 +604,8 @@ impl Scene {
             origin: [[Vec4::ZERO; PACKET / 4]; 3],
             dir: [[Vec4::ZERO; PACKET / 4]; 3],
             inv_dir: [[Vec4::ONE; PACKET / 4]; 3],
-            t_min: [0.0; PACKET],
-            t_max: [0.0; PACKET],
+            t_min: lanes.t_min(),
+            t_max: *limits,
             active,
             beam,
         };
@@ -625,11 +625,6 @@ impl Scene {
                 packet.dir[a][g] = dir[a];
                 packet.inv_dir[a][g] = inv_dir[a];
             }
-        }
-        for r in crate::mesh::lanes(active) {
-            let ray = &rays[r];
-            packet.t_min[r] = ray.t_min;
-            packet.t_max[r] = best[r].map_or(ray.t_max, |b| next_up(b.t));
         }
         let mut closer = false;
         self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {

@@ -110,6 +110,15 @@ impl PacketLanes {
         (origin, dir)
     }
 
+    /// Every ray's `t_min`, ray by ray.
+    pub(super) fn t_min(&self) -> [f32; PACKET] {
+        let mut out = [0.0; PACKET];
+        for (values, group) in out.chunks_exact_mut(4).zip(&self.t_min) {
+            group.write_to_slice(values);
+        }
+        out
+    }
+
     /// Group `g`'s inverse directions, per axis.
     pub(super) fn inverse(&self, g: usize) -> [Vec4; 3] {
         self.inv_dir[g]

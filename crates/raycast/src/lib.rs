@@ -24,15 +24,15 @@
 //! assert_eq!(scene.closest(&ray).unwrap().t, 2.0);
 //! ```
 //!
-//! Modules: binned-SAH BVH (`bvh.rs`), a packet's rays as one beam (`beam.rs`), arrays shared
-//! chunk by chunk between a scene's copies (`chunks.rs`), its 4-wide collapse kept for
-//! traversal and refit (`wide.rs`), rays, hits and the watertight test (`ray.rs`), leaf
-//! triangles four at a time (`packs.rs`), meshes (`mesh.rs`) with packet traversal
-//! (`mesh/packet.rs`), the two-level scene of instances (`scene.rs`; a packet's box tests in
-//! `scene/lanes.rs`) and its top level (`top.rs`: a tree of the instances that stay put,
-//! rebuilt only when they change, and one of those that move, rebuilt every commit), and rays
-//! of one direction answered from a grid of the leaves over each point (`parallel.rs`: shadow
-//! rays towards the sun).
+//! Modules: binned-SAH BVH (`bvh.rs`) and its 4-wide collapse kept for traversal and refit
+//! (`wide.rs`), arrays shared chunk by chunk between a scene's copies (`chunks.rs`), rays, hits
+//! and the watertight test (`ray.rs`), leaf triangles four at a time (`packs.rs`), a packet's
+//! rays as one beam (`beam.rs`), meshes (`mesh.rs`) with packet traversal (`mesh/packet.rs`),
+//! the two-level scene of instances (`scene.rs`; a packet's box tests in `scene/lanes.rs`) and
+//! its top level (`top.rs`: a tree of the instances that stay put, rebuilt only when they
+//! change, and one of those that move, rebuilt every commit), and rays of one direction
+//! answered from a grid of the leaves over each point (`parallel.rs`: shadow rays towards the
+//! sun).
 
 mod beam;
 pub mod bvh;

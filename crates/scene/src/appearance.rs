@@ -196,6 +196,13 @@ impl<'a> TriangleLook<'a> {
         Some(std::array::from_fn(|k| self.material.colour[k] * texel[k]))
     }
 
+    /// Whether it looks the same all over: no texture to sample and no shading normals to
+    /// interpolate ([`TriangleLook::colour_at`] and [`TriangleLook::shading_normal`] then do not
+    /// depend on where they are asked).
+    pub fn is_uniform(&self) -> bool {
+        self.uvs.is_none() && self.normals.is_none()
+    }
+
     /// The world-frame unit shading normal at barycentric `(u, v)`; `None` for a flat facet.
     #[inline]
     pub fn shading_normal(&self, u: f32, v: f32) -> Option<glam::Vec3A> {

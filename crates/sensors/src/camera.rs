@@ -162,7 +162,7 @@ impl Pass<'_> {
         let origin = self.world_from_optical.translation;
         let labels = (out.depth, out.instance, out.class);
         let (Some(light), Some(rgb)) = (self.lighting, out.rgb) else {
-            return self.raster_pixels(first, raster, labels, false, |_, _, _| {});
+            return self.raster_pixels(first, raster, labels, None, |_, _, _| {});
         };
         let mut shader = Shader::new(
             view,
@@ -173,7 +173,7 @@ impl Pass<'_> {
         // One loop per case, so that no pixel asks which case it is in.
         if !light.shadows {
             let mut encoder = RunEncoder::default();
-            return self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
+            return self.raster_pixels(first, raster, labels, Some(light), |q, dir, seen| {
                 let lit = match seen {
                     Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
                     None => shader.sky(dir),
@@ -183,7 +183,7 @@ impl Pass<'_> {
         }
         // With shadows, colours wait for the block's shadow rays.
         let mut waiting: Vec<Lit> = Vec::with_capacity(raster.len());
-        self.raster_pixels(first, raster, labels, true, |q, dir, seen| {
+        self.raster_pixels(first, raster, labels, Some(light), |q, dir, seen| {
             waiting.push(match seen {
                 Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
                 None => shader.sky(dir),
@@ -198,14 +198,14 @@ impl Pass<'_> {
 
     /// Walks rasterised hits in row-major order from pixel `first`: writes each pixel's depth
     /// and labels, and hands `sample(q, direction, what it sees)` every pixel `q` of the block.
-    /// What a triangle is (and, if `shaded`, how it looks) is found once for the run of
+    /// What a triangle is (and, in `light`, how it looks) is found once for the run of
     /// neighbouring pixels on it.
     fn raster_pixels<'v>(
         &'v self,
         first: usize,
         raster: BandHits<'_>,
         (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
-        shaded: bool,
+        light: Option<&Lighting>,
         mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &RasterHit)>),
     ) {
         let (view, lens) = (self.view, self.lens);
@@ -232,7 +232,7 @@ impl Pass<'_> {
                     if !matches!(last, Some((k, _)) if k == key) {
                         let seen = view
                             .target_of(hit)
-                            .map(|target| SeenTriangle::new(view, target, shaded));
+                            .map(|target| SeenTriangle::new(view, target, light));
                         last = Some((key, seen));
                     }
                     (last.as_ref())

@@ -139,26 +139,45 @@ pub(crate) struct SeenTriangle<'a> {
     look: Option<TriangleLook<'a>>,
     /// Texture coordinates per metre (0: untextured).
     texture_scale: f32,
+    /// For a triangle that looks the same all over (or has no look), what every sample of it
+    /// shades to, seen from in front of its normal and from behind (`shade`'s values, made
+    /// once).
+    uniform: Option<[Lit; 2]>,
 }
 
 impl<'a> SeenTriangle<'a> {
-    /// The triangle a sample's `target` is on; how it looks only if it is to be `shaded`.
+    /// The triangle a sample's `target` is on; how it looks only if it is to be shaded (in
+    /// `light`).
     pub(crate) fn new(
         view: &'a SceneView<'a>,
         target: crate::Target,
-        shaded: bool,
+        light: Option<&Lighting>,
     ) -> SeenTriangle<'a> {
+        let shaded = light.is_some();
         let (instance, triangle, _) = target.surface;
+        let look = shaded
+            .then(|| view.built.look(instance, triangle))
+            .flatten();
+        let uniform = light.filter(|_| look.is_none_or(|look| look.is_uniform()));
+        let uniform = uniform.map(|light| {
+            // Neither depends on the sample's position (nor on its footprint: no texture).
+            let albedo = look
+                .and_then(|look| look.colour_at(0.0, 0.0, 0.0))
+                .unwrap_or_else(|| PALETTE[target.label as usize % PALETTE.len()]);
+            [1.0, -1.0].map(|toward_camera| {
+                let facing = target.normal * toward_camera;
+                (albedo, facing.dot(light.to_sun).max(0.0))
+            })
+        });
         SeenTriangle {
             target,
-            look: shaded
-                .then(|| view.built.look(instance, triangle))
-                .flatten(),
+            look,
             texture_scale: if shaded {
                 view.texture_scale(&target)
             } else {
                 0.0
             },
+            uniform,
         }
     }
 }
@@ -204,7 +223,7 @@ impl<'a> Shader<'a> {
         let seen = match self.last_seen {
             Some((key, seen)) if key == (instance, triangle) => seen,
             _ => {
-                let seen = SeenTriangle::new(self.view, *t, true);
+                let seen = SeenTriangle::new(self.view, *t, Some(self.light));
                 self.last_seen = Some(((instance, triangle), seen));
                 seen
             }
@@ -225,6 +244,14 @@ impl<'a> Shader<'a> {
     ) -> Lit {
         let normal = seen.target.normal;
         let cos = normal.dot(dir);
+        if let Some(lits) = &seen.uniform {
+            let lit = lits[usize::from(cos > 0.0)];
+            if self.light.shadows && lit.1 > 0.0 {
+                let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
+                self.push_shadow_ray(k, dir, t, normal * toward_camera);
+            }
+            return lit;
+        }
         let look = seen.look;
         // The sample's footprint on a textured surface, in texture coordinates: its width
         // across the line of sight, spread by the obliquity (up to 16 times, where texture
@@ -249,16 +276,23 @@ impl<'a> Shader<'a> {
         let light = self.light;
         let incidence = shading.dot(light.to_sun).max(0.0);
         if light.shadows && incidence > 0.0 {
-            let origin = self.origin;
-            let point = origin + dir * t;
-            // Off the surface by more than the hit's rounding error at its distance.
-            let lift = 1e-4 + 1e-5 * (point - origin).length();
-            if let Ok(ray) = Ray::new(point + facing * lift, light.to_sun, 0.0, 1e4) {
-                self.shadow_rays.push(ray);
-                self.shadow_of.push(k);
-            }
+            self.push_shadow_ray(k, dir, t, facing);
         }
         (albedo, incidence)
+    }
+
+    /// Queues the shadow ray of sample `k`, seen along `dir` at distance `t` on a surface
+    /// `facing` the camera.
+    #[inline(always)]
+    fn push_shadow_ray(&mut self, k: usize, dir: Vec3A, t: f32, facing: Vec3A) {
+        let origin = self.origin;
+        let point = origin + dir * t;
+        // Off the surface by more than the hit's rounding error at its distance.
+        let lift = 1e-4 + 1e-5 * (point - origin).length();
+        if let Ok(ray) = Ray::new(point + facing * lift, self.light.to_sun, 0.0, 1e4) {
+            self.shadow_rays.push(ray);
+            self.shadow_of.push(k);
+        }
     }
 
     /// Traces the shadow rays of the samples so far and takes the sun from those it misses

@@ -21,7 +21,7 @@
 use crate::Observation;
 use crate::SceneView;
 pub use crate::lens::{Lens, LensError, Pixels, body_from_optical};
-use crate::raster::{BandHits, RasterHit};
+use crate::raster::{BandHits, PixelHit};
 pub use crate::shading::Lighting;
 use crate::shading::{Lit, SeenTriangle, Shader, shade};
 use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
@@ -175,7 +175,7 @@ impl Pass<'_> {
             let mut encoder = RunEncoder::default();
             return self.raster_pixels(first, raster, labels, Some(light), |q, dir, seen| {
                 let lit = match seen {
-                    Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
+                    Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv()),
                     None => shader.sky(dir),
                 };
                 rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(light, lit));
@@ -185,7 +185,7 @@ impl Pass<'_> {
         let mut waiting: Vec<Lit> = Vec::with_capacity(raster.len());
         self.raster_pixels(first, raster, labels, Some(light), |q, dir, seen| {
             waiting.push(match seen {
-                Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv),
+                Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv()),
                 None => shader.sky(dir),
             });
         });
@@ -206,7 +206,7 @@ impl Pass<'_> {
         raster: BandHits<'_>,
         (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
         light: Option<&Lighting>,
-        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &RasterHit)>),
+        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &PixelHit<'_>)>),
     ) {
         let (view, lens) = (self.view, self.lens);
         let w = lens.size().0;
@@ -231,7 +231,7 @@ impl Pass<'_> {
                     let key = (hit.instance, hit.triangle);
                     if !matches!(last, Some((k, _)) if k == key) {
                         let seen = view
-                            .target_of(hit)
+                            .target_of(&hit.to_hit())
                             .map(|target| SeenTriangle::new(view, target, light));
                         last = Some((key, seen));
                     }
@@ -262,7 +262,7 @@ impl Pass<'_> {
             // (The other ways read them more than once.)
             raster => raster.map(|hits| {
                 let mut all = Vec::with_capacity(hits.len());
-                hits.for_each(|_, hit| all.push(hit.copied()));
+                hits.for_each(|_, hit| all.push(hit.map(PixelHit::to_hit)));
                 all
             }),
         };

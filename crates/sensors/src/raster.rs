@@ -32,6 +32,45 @@ pub struct RasterHit {
     pub uv: [f32; 2],
 }
 
+/// What a pixel centre sees, as [`BandHits::for_each`] hands it over: its depth and triangle,
+/// and its barycentric coordinates when asked for (a surface that looks the same all over
+/// needs none).
+#[derive(Clone, Copy, Debug)]
+pub struct PixelHit<'b> {
+    /// Depth along the optical axis, metres.
+    pub depth: f32,
+    /// Scene instance.
+    pub instance: u32,
+    /// Triangle of the instance's mesh.
+    pub triangle: u32,
+    /// The perspective weights of the screen triangle's corners and `depth` unrounded.
+    weights: [f64; 3],
+    exact_depth: f64,
+    /// The screen triangle's corners' barycentric coordinates.
+    bary: &'b [[f64; 2]; 3],
+}
+
+impl PixelHit<'_> {
+    /// Barycentric weights of the triangle's second and third corners.
+    #[inline(always)]
+    pub fn uv(&self) -> [f32; 2] {
+        let (w, b) = (self.weights, self.bary);
+        let bary = |c: usize| (w[0] * b[0][c] + w[1] * b[1][c] + w[2] * b[2][c]) * self.exact_depth;
+        [bary(0) as f32, bary(1) as f32]
+    }
+
+    /// All of it.
+    #[inline(always)]
+    pub fn to_hit(&self) -> RasterHit {
+        RasterHit {
+            depth: self.depth,
+            instance: self.instance,
+            triangle: self.triangle,
+            uv: self.uv(),
+        }
+    }
+}
+
 /// A triangle (or part of one, after near clipping) in screen space.
 #[derive(Clone, Copy, Debug)]
 struct ScreenTriangle {
@@ -323,7 +362,7 @@ impl BandHits<'_> {
     /// row-major order. A run of pixels on one triangle shares its lookups and its edges' row
     /// terms.
     #[inline(always)]
-    pub fn for_each(self, mut f: impl FnMut(usize, Option<&RasterHit>)) {
+    pub fn for_each(self, mut f: impl FnMut(usize, Option<&PixelHit<'_>>)) {
         let (triangles, setups, w) = (self.triangles, self.setups, self.width);
         let mut q = 0;
         for (row, nearest) in (self.first_row..).zip(self.nearest.chunks(w)) {
@@ -348,17 +387,13 @@ impl BandHits<'_> {
                     let weights = setup.weights(t, &row_terms, col);
                     // The weights sum to 1 / depth.
                     let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
-                    let bary = |c: usize| {
-                        (weights[0] * t.bary[0][c]
-                            + weights[1] * t.bary[1][c]
-                            + weights[2] * t.bary[2][c])
-                            * depth
-                    };
-                    let hit = RasterHit {
+                    let hit = PixelHit {
                         depth: depth as f32,
                         instance: t.instance,
                         triangle: t.triangle,
-                        uv: [bary(0) as f32, bary(1) as f32],
+                        weights,
+                        exact_depth: depth,
+                        bary: &t.bary,
                     };
                     f(q, Some(&hit));
                     q += 1;

@@ -147,7 +147,7 @@ struct BlockOut<'a> {
     rgb: Option<&'a mut [u8]>,
 }
 
-impl Pass<'_> {
+impl<'a> Pass<'a> {
     /// How wide a sample's footprint is at depth 1 across the optical axis, with `aa` x `aa`
     /// samples per pixel (the lens's directions have depth 1).
     fn pixel_width(&self, aa: usize) -> f32 {
@@ -181,6 +181,7 @@ impl Pass<'_> {
                 None => shader.sky(dir),
             });
         });
+        shader.sample_textures(&mut waiting);
         shader.darken_shadowed(&mut waiting);
         let mut encoder = RunEncoder::default();
         for (q, &lit) in waiting.iter().enumerate() {
@@ -192,18 +193,18 @@ impl Pass<'_> {
     /// and labels, and hands `sample(q, direction, what it sees)` every pixel `q` of the block.
     /// What a triangle is (and, in `light`, how it looks) is found once for the run of
     /// neighbouring pixels on it.
-    fn raster_pixels<'v>(
-        &'v self,
+    fn raster_pixels(
+        &self,
         first: usize,
         raster: BandHits<'_>,
         (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
         light: Option<&Lighting>,
-        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'v>, &PixelHit<'_>)>),
+        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'a>, &PixelHit<'_>)>),
     ) {
         let (view, lens) = (self.view, self.lens);
         let w = lens.size().0;
         let len = depth.len();
-        let mut last: Option<((u32, u32), Option<SeenTriangle<'v>>)> = None;
+        let mut last: Option<((u32, u32), Option<SeenTriangle<'a>>)> = None;
         let rows = &lens.row_y[first / w..(first + len) / w];
         // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
         // the same sums with `Y y` found once per row.

@@ -10,6 +10,7 @@ use crate::SceneView;
 use glam::Vec3A;
 use passerby_raycast::{GridBudget, ParallelGrid, Ray};
 use passerby_scene::TriangleLook;
+use passerby_scene::appearance::TexturePoint;
 use passerby_world::World;
 
 /// The world's light as cameras use it.
@@ -93,6 +94,7 @@ pub(crate) fn shade(
     let mut lit: Vec<Lit> = (hits.iter().zip(dirs).enumerate())
         .map(|(k, (hit, dir))| shader.sample(k, *dir, hit.as_ref()))
         .collect();
+    shader.sample_textures(&mut lit);
     shader.darken_shadowed(&mut lit);
     lit.iter().map(|&l| light.colour_of(l)).collect()
 }
@@ -129,6 +131,11 @@ pub(crate) struct Shader<'a> {
     shadow_rays: Vec<Ray>,
     /// The sample each shadow ray belongs to.
     shadow_of: Vec<usize>,
+    /// The textured samples so far, to be sampled together (`sample_textures`): each
+    /// sample's index, its footprint and where its texture is read. Sampling as each is
+    /// shaded makes too long a chain of dependent steps for the processor to overlap the next
+    /// sample's work with it.
+    texture_points: Vec<(u32, f32, TexturePoint<'a>)>,
 }
 
 /// What the samples that see one triangle share: what it is (as a ray reports it, its
@@ -198,6 +205,7 @@ impl<'a> Shader<'a> {
             last_seen: None,
             shadow_rays: Vec::new(),
             shadow_of: Vec::new(),
+            texture_points: Vec::new(),
         }
     }
 
@@ -238,7 +246,7 @@ impl<'a> Shader<'a> {
         &mut self,
         k: usize,
         dir: Vec3A,
-        seen: &SeenTriangle<'_>,
+        seen: &SeenTriangle<'a>,
         t: f32,
         [u, v]: [f32; 2],
     ) -> Lit {
@@ -263,9 +271,16 @@ impl<'a> Shader<'a> {
         } else {
             0.0
         };
-        let albedo = look
-            .and_then(|look| look.colour_at(u, v, uv_across))
-            .unwrap_or_else(|| PALETTE[seen.target.label as usize % PALETTE.len()]);
+        let albedo = match look.and_then(|look| look.texture_at(u, v)) {
+            // Sampled with the others (`sample_textures`).
+            Some(point) => {
+                self.texture_points.push((k as u32, uv_across, point));
+                [0.0; 3]
+            }
+            None => look
+                .and_then(|look| look.colour_at(u, v, uv_across))
+                .unwrap_or_else(|| PALETTE[seen.target.label as usize % PALETTE.len()]),
+        };
         // Lambert from the side the camera sees, with the interpolated normal of a smooth
         // surface turned to that side too.
         let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
@@ -279,6 +294,14 @@ impl<'a> Shader<'a> {
             self.push_shadow_ray(k, dir, t, facing);
         }
         (albedo, incidence)
+    }
+
+    /// Samples the textures of the textured samples so far (`lit[k]` is sample `k`): their
+    /// albedo.
+    pub(crate) fn sample_textures(&mut self, lit: &mut [Lit]) {
+        for (k, uv_across, point) in self.texture_points.drain(..) {
+            lit[k as usize].0 = point.colour(uv_across);
+        }
     }
 
     /// Queues the shadow ray of sample `k`, seen along `dir` at distance `t` on a surface

@@ -169,7 +169,8 @@ impl<'a> Pass<'a> {
             origin,
             (light, self.sun_grid.as_ref()),
             self.pixel_width(1),
-        );
+        )
+        .with_room(raster.len());
         // Colours wait for the block's shadow rays (if any), and are encoded in a loop of their
         // own: a pixel's shading and encoding in one loop is too long a chain of dependent
         // steps (divisions, square roots, table lookups) for the processor to overlap the

@@ -90,7 +90,8 @@ pub(crate) fn shade(
     (light, sun_grid): (&Lighting, Option<&ParallelGrid>),
     pixel_width: f32,
 ) -> Vec<[f32; 3]> {
-    let mut shader = Shader::new(view, origin, (light, sun_grid), pixel_width);
+    let mut shader =
+        Shader::new(view, origin, (light, sun_grid), pixel_width).with_room(dirs.len());
     let mut lit: Vec<Lit> = (hits.iter().zip(dirs).enumerate())
         .map(|(k, (hit, dir))| shader.sample(k, *dir, hit.as_ref()))
         .collect();
@@ -207,6 +208,17 @@ impl<'a> Shader<'a> {
             shadow_of: Vec::new(),
             texture_points: Vec::new(),
         }
+    }
+
+    /// Room made for a run of `samples` samples' shadow rays and textures at once: grown a
+    /// doubling at a time, the buffers were copied about twice over.
+    pub(crate) fn with_room(mut self, samples: usize) -> Shader<'a> {
+        if self.light.shadows {
+            self.shadow_rays.reserve(samples);
+            self.shadow_of.reserve(samples);
+        }
+        self.texture_points.reserve(samples / 2);
+        self
     }
 
     /// A sample that hit nothing: the sky (no light on it): the world's sky box, or else a

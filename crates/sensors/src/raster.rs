@@ -545,24 +545,32 @@ fn cover(
     let nearest_possible = t.nearest_possible_inv_z();
     let edges = &setup.edges;
     let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
+    // The parts of `1 / depth` along a row that do not depend on the row (see below).
+    let along = edges.map(|(lo, _, dy, _)| dy * lo[0]);
+    let per_column = (0..3).fold(0.0, |b, k| b - scale[k] * edges[k].2);
+    // A bound on how far from the image's columns an edge's start lies.
+    let width = coordinate(w);
     for row in r0..=r1 {
         let py = coordinate(row);
         let row_terms = edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
-        // The columns where every edge function may be non-negative, widened by a column on
-        // each side against rounding; the exact test below decides. (Not whole numbers: the
-        // conversion to columns below rounds them down, which the widening allows for.)
+        // The columns where every edge function may be non-negative; the exact test below
+        // decides. Where the row crosses an edge, `lo.x + (py - lo.y) dx / dy`, is computed
+        // to within a few units in the last place of its terms, and a column's edge value to
+        // within a few units of its products, which is `|dx / dy (py - lo.y)| + |px - lo.x|`
+        // once divided by `|dy|`: the margin, a million times that, keeps the bounds on
+        // the outside of every column the exact test may find inside.
         let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
         for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
-            // Where the row crosses the edge: `lo.x + row_term / dy`, to within far less than
-            // the column of margin.
-            let crossing = || lo[0] + (py - lo[1]) * setup.slopes[k];
+            let reach = (py - lo[1]) * setup.slopes[k];
+            let crossing = lo[0] + reach;
+            let margin = 1e-9 * (2.0 * lo[0].abs() + reach.abs() + width);
             // (As `f64::min` and `max` would, with plain comparisons: the bounds are never NaN,
-            // a NaN crossing leaves them.)
+            // a NaN crossing or margin leaves them.)
             if dy > 0.0 {
-                let bound = crossing() + 1.0;
+                let bound = crossing + margin;
                 last = if bound < last { bound } else { last };
             } else if dy < 0.0 {
-                let bound = crossing() - 1.0;
+                let bound = crossing - margin;
                 first = if bound > first { bound } else { first };
             } else if row_terms[k] < 0.0 {
                 last = -1.0;
@@ -584,9 +592,14 @@ fn cover(
             let e = edge_terms(coordinate(col));
             (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
         };
-        // Rounded down to columns through `u32`, which converts from a float in fewer instructions
-        // than `usize` (columns are far below 2^32; a negative bound saturates to 0).
-        let (mut first, mut last) = (first as u32 as usize, last as u32 as usize);
+        // To columns through `u32`, which converts from a float in fewer instructions than
+        // `usize` (the bounds lie between 0 and the last column): the first rounded up, the
+        // last down.
+        let (mut first, mut last) = {
+            let down = first as u32;
+            let up = down + u32::from(f64::from(down) < first);
+            (up as usize, last as u32 as usize)
+        };
         while first <= last && !inside(first) {
             first += 1;
         }
@@ -600,13 +613,7 @@ fn cover(
         // `1 / depth` along the row: the sum of the scaled edge functions, affine in the column
         // (the exact edge values only decide coverage; depth ties are rare and any rounding of
         // them is deterministic).
-        let (at_zero, per_column) = (0..3).fold((0.0, 0.0), |(a, b), k| {
-            let (lo, _, dy, _) = edges[k];
-            (
-                a + scale[k] * (row_terms[k] + dy * lo[0]),
-                b - scale[k] * dy,
-            )
-        });
+        let at_zero = (0..3).fold(0.0, |a, k| a + scale[k] * (row_terms[k] + along[k]));
         let local = row - first_row;
         let line = local * w..(local + 1) * w;
         let (held_depths, holders) = (
@@ -758,3 +765,6 @@ fn push(
         cols: (c0 as usize, c1 as usize),
     });
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,84 @@
+//! The rasteriser's row bounds against the definition of coverage: every pixel centre of a
+//! triangle's box whose exact edge values put it inside (ties to the edges the triangle owns).
+
+use super::*;
+
+/// Whether the pixel centre `(col, row)` is inside by the edge values `cover` decides with.
+fn inside_by_definition(setup: &Setup, col: usize, row: usize) -> bool {
+    let (px, py) = (coordinate(col), coordinate(row));
+    setup.edges.iter().all(|&(lo, dx, dy, owns_ties)| {
+        let e = dx * (py - lo[1]) - dy * (px - lo[0]);
+        e > 0.0 || (e == 0.0 && owns_ties)
+    })
+}
+
+/// A small deterministic generator (xorshift), uniform in `0..1`.
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[test]
+fn a_lone_triangle_covers_exactly_the_pixel_centres_its_edges_hold() {
+    let (w, h) = (48usize, 16usize);
+    let mut draws = Draws(0x2545_f491_4f6c_dd1d);
+    let (mut covered, mut triangles) = (0usize, 0usize);
+    for case in 0..4000 {
+        // Corners around the image, some far beyond it; on whole and half pixels (edges through
+        // pixel centres: ties), or anywhere; a third of the triangles slivers.
+        let reach = [2.0, 40.0, 3e4][case % 3];
+        let corner = |d: &mut Draws| {
+            let p = [
+                -reach + (w as f64 + 2.0 * reach) * d.next(),
+                -reach + (h as f64 + 2.0 * reach) * d.next(),
+            ];
+            match case % 4 {
+                0 => p.map(f64::round),
+                1 => p.map(|v| (2.0 * v).round() / 2.0),
+                _ => p,
+            }
+        };
+        let (a, b) = (corner(&mut draws), corner(&mut draws));
+        let c = if case % 3 == 1 {
+            let s = draws.next();
+            let lean = 1e-3 * (draws.next() - 0.5);
+            [
+                a[0] + (b[0] - a[0]) * s + lean,
+                a[1] + (b[1] - a[1]) * s - lean,
+            ]
+        } else {
+            corner(&mut draws)
+        };
+        let mut out = Vec::new();
+        push(&mut out, [a, b, c], [1.0; 3], [[0.0; 2]; 3], 0, 0, (w, h));
+        let Some(t) = out.first() else { continue };
+        let Some(setup) = Setup::new(t) else { continue };
+        let mut depths = Depths::new(0, h, w);
+        cover(t, &setup, 0, 1e6, &[t], &mut depths);
+        triangles += 1;
+        for row in 0..h {
+            for col in 0..w {
+                let in_box =
+                    (t.rows.0..=t.rows.1).contains(&row) && (t.cols.0..=t.cols.1).contains(&col);
+                let expected = in_box && inside_by_definition(&setup, col, row);
+                let taken = depths.triangle[row * w + col] == 0;
+                assert_eq!(
+                    taken, expected,
+                    "case {case}: corners {a:?} {b:?} {c:?}, pixel ({col}, {row})"
+                );
+                covered += usize::from(taken);
+            }
+        }
+    }
+    // The cases reach the image (not all thrown away as out of view or degenerate).
+    assert!(
+        triangles > 1000 && covered > 10_000,
+        "{triangles} triangles, {covered} pixels"
+    );
+}

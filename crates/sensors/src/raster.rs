@@ -658,6 +658,36 @@ fn cover(
     }
 }
 
+/// `v.ceil().max(0.0)`, where it matters for a box's first pixel centre (any value from
+/// 2^31 on is past the last), without a library call: SSE2 has no rounding instruction.
+#[inline(always)]
+fn first_centre(v: f64) -> f64 {
+    if v > 0.0 && v < 2147483648.0 {
+        let down = f64::from(v as u32);
+        down + f64::from(u8::from(down < v))
+    } else if v > 0.0 {
+        v
+    } else {
+        // Below zero, or NaN (which `f64::max` turns into 0).
+        0.0
+    }
+}
+
+/// `v.floor().min(size as f64 - 1.0)`, where it matters for a box's last pixel centre (any
+/// negative value is before the first), without a library call.
+#[inline(always)]
+fn last_centre(v: f64, size: usize) -> f64 {
+    let last = size as f64 - 1.0;
+    if v >= 0.0 && v < last {
+        f64::from(v as u32)
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        // At or past the last, or NaN (which `f64::min` turns into the last).
+        last
+    }
+}
+
 /// A pixel column or row as a float, through `u32`: one conversion instruction where `usize`
 /// takes several (it may not fit a signed integer); images are far below 2^32 pixels a side.
 #[inline(always)]
@@ -750,8 +780,8 @@ fn push(
     let min_y = xy[0][1].min(xy[1][1]).min(xy[2][1]);
     let max_y = xy[0][1].max(xy[1][1]).max(xy[2][1]);
     // Pixel centres (integers) inside the box and the image.
-    let (c0, c1) = (min_x.ceil().max(0.0), max_x.floor().min(w as f64 - 1.0));
-    let (r0, r1) = (min_y.ceil().max(0.0), max_y.floor().min(h as f64 - 1.0));
+    let (c0, c1) = (first_centre(min_x), last_centre(max_x, w));
+    let (r0, r1) = (first_centre(min_y), last_centre(max_y, h));
     if !(c0 <= c1 && r0 <= r1) {
         return;
     }

@@ -82,3 +82,46 @@ fn a_lone_triangle_covers_exactly_the_pixel_centres_its_edges_hold() {
         "{triangles} triangles, {covered} pixels"
     );
 }
+
+#[test]
+fn box_centres_are_the_library_roundings_where_they_matter() {
+    let size = 640;
+    let last = size as f64 - 1.0;
+    let values = [
+        f64::NAN,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        -1e300,
+        -2.5,
+        -1.0,
+        -0.5,
+        -0.0,
+        0.0,
+        1e-300,
+        0.5,
+        1.0,
+        5.0,
+        5.5,
+        last - 0.5,
+        last,
+        last + 0.5,
+        2147483647.5,
+        2147483648.0,
+        1e15,
+        1e300,
+    ];
+    for v in values {
+        let (first, expected_first) = (first_centre(v), v.ceil().max(0.0));
+        if expected_first <= last {
+            assert_eq!(first, expected_first, "first centre from {v}");
+        } else {
+            assert!(first > last, "first centre from {v}: {first}");
+        }
+        let (end, expected_end) = (last_centre(v, size), v.floor().min(last));
+        if expected_end >= 0.0 {
+            assert_eq!(end, expected_end, "last centre from {v}");
+        } else {
+            assert!(end < 0.0, "last centre from {v}: {end}");
+        }
+    }
+}

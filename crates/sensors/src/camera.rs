@@ -156,7 +156,7 @@ impl<'a> Pass<'a> {
     }
 
     /// [`Pass::block`] from rasterised hits, one sample per pixel, without a distortion: each
-    /// pixel is finished in one go (labels, colour), in row-major order.
+    /// pixel's labels and shading in row-major order, then the colours' encoding.
     fn finish_raster_block(&self, first: usize, raster: BandHits<'_>, out: BlockOut<'_>) {
         let view = self.view;
         let origin = self.world_from_optical.translation;

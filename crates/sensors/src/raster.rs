@@ -548,7 +548,8 @@ fn cover(
     // The parts of `1 / depth` along a row that do not depend on the row (see below).
     let along = edges.map(|(lo, _, dy, _)| dy * lo[0]);
     let per_column = (0..3).fold(0.0, |b, k| b - scale[k] * edges[k].2);
-    // A bound on how far from the image's columns an edge's start lies.
+    // The image's width, in the rounding margin below (a column's distance from an edge's
+    // start is at most it plus the start's own distance from 0).
     let width = coordinate(w);
     for row in r0..=r1 {
         let py = coordinate(row);
@@ -594,7 +595,8 @@ fn cover(
         };
         // To columns through `u32`, which converts from a float in fewer instructions than
         // `usize` (the bounds lie between 0 and the last column): the first rounded up, the
-        // last down.
+        // last down. (`first_centre`'s rounding, without its guards for the values a box's
+        // corners may take: 8 M instructions per 0.3 s of the camera benchmark.)
         let (mut first, mut last) = {
             let down = first as u32;
             let up = down + u32::from(f64::from(down) < first);

@@ -6,7 +6,10 @@ use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
 use glam::Vec3A;
 
+mod leaf16;
 mod packet;
+#[cfg(test)]
+mod packet_tests;
 pub use packet::PACKET;
 pub(crate) use packet::RayPacket;
 

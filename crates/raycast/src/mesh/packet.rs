@@ -8,9 +8,10 @@
 //! Every ray gets exactly what [`TriangleMesh::closest`] gives it: box tests are conservative
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
-use super::{LocalHit, TraversalStack, TriangleMesh, is_closer, next_up};
+use super::leaf16::{self, LeafRays};
+use super::{LocalHit, TraversalStack, TriangleMesh, next_up};
 use crate::beam::Extremes;
-use crate::packs::{PackHit, PackRay, TriPack, intersect_pack, intersect_relative};
+use crate::packs::{PackHit, PackRay, intersect_pack, intersect_relative};
 use crate::ray::{Shear, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
@@ -22,6 +23,11 @@ use glam::{Vec3A, Vec4};
 /// scan), as fast in time; four and eight were no faster in time on a lidar scan.
 pub const PACKET: usize = 32;
 const GROUPS: usize = PACKET / 4;
+
+/// The fewest rays reaching a leaf for which its triangles are tested sixteen rays at a time
+/// (where the CPU can): with fewer, most lanes would idle, and a ray against four triangles
+/// at a time is cheaper.
+const WIDE_FROM: u32 = 8;
 
 /// Up to [`PACKET`] rays in a mesh's frame, per coordinate four rays to a vector (lane `l` of
 /// group `g` is ray `4g + l`: the traversal reads them so), with their inverse directions;
@@ -47,12 +53,12 @@ fn lane(values: &[Vec4; GROUPS], r: usize) -> f32 {
 }
 
 impl RayPacket {
-    fn origin(&self, r: usize) -> Vec3A {
+    pub(super) fn origin(&self, r: usize) -> Vec3A {
         let o = &self.origin;
         Vec3A::new(lane(&o[0], r), lane(&o[1], r), lane(&o[2], r))
     }
 
-    fn dir(&self, r: usize) -> Vec3A {
+    pub(super) fn dir(&self, r: usize) -> Vec3A {
         let d = &self.dir;
         Vec3A::new(lane(&d[0], r), lane(&d[1], r), lane(&d[2], r))
     }
@@ -71,19 +77,25 @@ struct LeafSetup {
     /// Whether it is filled for the packet being walked.
     ready: bool,
     pack_rays: [PackRay; PACKET],
+    /// The rays whose `pack_rays` entry is made for this packet.
+    pack_rays_made: u32,
     /// The origin every active ray shares, if they do (splatted per axis): each pack's corners
     /// relative to it are then shared by the rays.
     shared_origin: Option<[Vec4; 3]>,
-    /// Each ray's closest hit so far.
-    best: [Option<LocalHit>; PACKET],
+    /// Whether leaves reached by many rays are tested sixteen rays at a time.
+    wide: bool,
+    /// The rays as the 16-lane test reads them, and each ray's closest hit so far.
+    rays: LeafRays,
 }
 
 thread_local! {
     static LEAF_SETUP: std::cell::RefCell<LeafSetup> = std::cell::RefCell::new(LeafSetup {
         ready: false,
         pack_rays: [PackRay::new(Vec3A::ZERO, &Shear::new(Vec3A::X)); PACKET],
+        pack_rays_made: 0,
         shared_origin: None,
-        best: [None; PACKET],
+        wide: false,
+        rays: LeafRays::new(),
     });
 }
 
@@ -104,10 +116,18 @@ impl LeafSetup {
             in_group & !same == 0
         });
         self.shared_origin = shared.then_some(splat);
-        // Only the active rays' entries: no other is read until a later packet fills it.
-        for r in lanes(active) {
-            self.pack_rays[r] = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
-            self.best[r] = None;
+        if self.wide {
+            // Each ray's shear sixteen at a time; a ray's pack constants when a leaf reached
+            // by few rays first needs them.
+            self.rays.fill(rays);
+            self.pack_rays_made = 0;
+        } else {
+            // Only the active rays' entries: no other is read until a later packet fills it.
+            for r in lanes(active) {
+                self.pack_rays[r] = PackRay::new(rays.origin(r), &Shear::new(rays.dir(r)));
+            }
+            self.rays.reset_hits(rays);
+            self.pack_rays_made = active;
         }
         self.ready = true;
     }
@@ -130,7 +150,19 @@ impl TriangleMesh {
         &self,
         rays: &RayPacket,
         first_hit: bool,
-        mut found: impl FnMut(usize, &LocalHit),
+        found: impl FnMut(usize, &LocalHit),
+    ) {
+        self.closest_packet_with(rays, first_hit, leaf16::available(), found);
+    }
+
+    /// [`TriangleMesh::closest_packet`], with (`wide`: only where the CPU has AVX-512) or
+    /// without the leaves reached by many rays tested sixteen rays at a time.
+    pub(crate) fn closest_packet_with(
+        &self,
+        rays: &RayPacket,
+        first_hit: bool,
+        wide: bool,
+        found: impl FnMut(usize, &LocalHit),
     ) {
         let active = rays.active;
         if self.wide.root_bounds.is_none() || active == 0 {
@@ -139,13 +171,10 @@ impl TriangleMesh {
         let mut t_far = rays.t_max;
         LEAF_SETUP.with_borrow_mut(|setup| {
             setup.ready = false;
+            setup.wide = wide;
             self.walk_packet(rays, first_hit, &mut t_far, setup);
             if setup.ready {
-                for r in lanes(active) {
-                    if let Some(hit) = &setup.best[r] {
-                        found(r, hit);
-                    }
-                }
+                setup.rays.report(&self.packs, active, found);
             }
         });
     }
@@ -168,41 +197,33 @@ impl TriangleMesh {
                          setup: &mut LeafSetup,
                          t_far: &mut [f32; PACKET]|
          -> bool {
+            if setup.wide && mask.count_ones() >= WIDE_FROM {
+                let leaf = (first, count);
+                return (setup.rays).test_leaf(&self.packs, leaf, mask, t_far, first_hit);
+            }
             let LeafSetup {
                 pack_rays,
+                pack_rays_made,
                 shared_origin,
-                best,
+                rays: hits,
                 ..
             } = setup;
+            for r in lanes(mask & !*pack_rays_made) {
+                pack_rays[r] = PackRay::new(hits.origin(r), &hits.shear(r));
+            }
+            *pack_rays_made |= mask;
             // Whether some ray's hit moved closer.
             let mut closer = false;
-            // Keeps ray `r`'s hit on `pack` if it is closer.
-            let keep = |r: usize,
-                        pack: &TriPack,
-                        (t, u, v, lane): PackHit,
-                        best: &mut [Option<LocalHit>; PACKET],
-                        t_far: &mut [f32; PACKET]| {
-                let triangle = pack.prim[lane];
-                if !is_closer(&best[r], t, triangle, rays.t_max[r]) {
-                    return false;
-                }
-                let [a, b, c] = pack.corners(lane);
-                let normal = (b - a).cross(c - a).normalize_or_zero();
-                best[r] = Some(LocalHit {
-                    t,
-                    u,
-                    v,
-                    triangle,
-                    normal,
-                });
-                // A ray done with (`first_hit`) reaches no box and no triangle from now on.
-                t_far[r] = if first_hit { f32::NEG_INFINITY } else { t };
-                true
+            // Keeps ray `r`'s hit on pack `p` (of the leaf) if it is closer.
+            let mut keep = |r: usize, p: usize, (t, u, v, lane): PackHit, t_far: &mut _| {
+                let triangle = self.packs[first + p].prim[lane];
+                let slot = (4 * (first + p) + lane) as u32;
+                closer |= hits.keep(r, (t, u, v), (triangle, slot), t_far, first_hit);
             };
             let packs = &self.packs[first..first + count];
             match shared_origin {
                 Some(origin) => {
-                    for pack in packs {
+                    for (p, pack) in packs.iter().enumerate() {
                         let relative = pack.relative_to(origin);
                         for r in lanes(mask) {
                             let bound = next_up(t_far[r]);
@@ -214,18 +235,18 @@ impl TriangleMesh {
                                 &relative,
                             );
                             if let Some(hit) = hit {
-                                closer |= keep(r, pack, hit, best, t_far);
+                                keep(r, p, hit, t_far);
                             }
                         }
                     }
                 }
                 None => {
                     for r in lanes(mask) {
-                        for pack in packs {
+                        for (p, pack) in packs.iter().enumerate() {
                             let bound = next_up(t_far[r]);
                             let hit = intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack);
                             if let Some(hit) = hit {
-                                closer |= keep(r, pack, hit, best, t_far);
+                                keep(r, p, hit, t_far);
                             }
                         }
                     }

@@ -1,0 +1,606 @@
+//! A leaf's triangles against a packet's rays sixteen at a time, in AVX-512 when the CPU has it
+//! (chosen at run time): one triangle's corners broadcast, sixteen rays in the lanes. The
+//! 4-lane pack test does the opposite (one ray against four triangles), which leaves the
+//! packet's bookkeeping per ray and per pack; here it is per triangle and sixteen rays.
+//!
+//! Lane by lane these are the very IEEE operations of `packs::intersect_with`, on the same
+//! values (a product and a difference are never fused, a reciprocal is a division, each ray's
+//! shear picks its axes by exact selections), and an edge value that comes out exactly zero is
+//! redone by the scalar test, as there: every ray gets the hit [`super::TriangleMesh::closest`]
+//! gives it, on any CPU.
+//!
+//! This is the crate's one use of `unsafe`: the calls into code compiled for AVX-512, made only
+//! after the CPU reported it, and the loads and stores of sixteen lanes from arrays of 32.
+#![allow(unsafe_code)]
+
+use super::packet::{PACKET, RayPacket, lanes};
+use super::{LocalHit, is_closer, next_up};
+use crate::packs::{EMPTY_LANE, TriPack};
+use crate::ray::{Shear, intersect_triangle};
+use glam::Vec3A;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Whether the 16-lane leaf tests run on this CPU: x86-64 with AVX-512F, unless the
+/// environment variable `PASSERBY_NO_AVX512` is set (for comparing both ways in one build).
+pub(crate) fn available() -> bool {
+    static STATE: AtomicU8 = AtomicU8::new(0);
+    match STATE.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let yes = cpu_has_avx512() && std::env::var_os("PASSERBY_NO_AVX512").is_none();
+            STATE.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpu_has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpu_has_avx512() -> bool {
+    false
+}
+
+/// A packet's rays as the 16-lane test reads them, and each ray's closest hit so far (kept here
+/// by either leaf test). Lane `r` of every array is ray `r`; only the packet's active rays are
+/// set.
+pub(crate) struct LeafRays {
+    origin: [[f32; PACKET]; 3],
+    /// `1 / dir` per axis (a [`Shear`]'s `inv_dir`).
+    inv_dir: [[f32; PACKET]; 3],
+    /// `[Sx, Sy, Sz]` of each ray's shear.
+    coeffs: [[f32; PACKET]; 3],
+    /// Per role of [`Shear::axes`] (`kx`, `ky`, `kz`): each ray's axis for it.
+    axes: [[u32; PACKET]; 3],
+    t_min: [f32; PACKET],
+    t_max: [f32; PACKET],
+    best_t: [f32; PACKET],
+    best_u: [f32; PACKET],
+    best_v: [f32; PACKET],
+    /// [`NO_HIT`] for a ray without a hit (no triangle has that index).
+    best_triangle: [u32; PACKET],
+    /// Where the best triangle is: pack index times four plus lane.
+    best_slot: [u32; PACKET],
+}
+
+/// The best triangle of a ray without a hit.
+const NO_HIT: u32 = EMPTY_LANE;
+
+impl LeafRays {
+    pub(crate) fn new() -> LeafRays {
+        LeafRays {
+            origin: [[0.0; PACKET]; 3],
+            inv_dir: [[0.0; PACKET]; 3],
+            coeffs: [[0.0; PACKET]; 3],
+            axes: [[0; PACKET]; 3],
+            t_min: [0.0; PACKET],
+            t_max: [0.0; PACKET],
+            best_t: [0.0; PACKET],
+            best_u: [0.0; PACKET],
+            best_v: [0.0; PACKET],
+            best_triangle: [NO_HIT; PACKET],
+            best_slot: [0; PACKET],
+        }
+    }
+
+    /// Sets the packet's rays, with no hits yet: each ray's shear made here, sixteen at a
+    /// time where the CPU can.
+    pub(crate) fn fill(&mut self, rays: &RayPacket) {
+        for a in 0..3 {
+            for g in 0..PACKET / 4 {
+                let lanes = 4 * g..4 * g + 4;
+                self.origin[a][lanes.clone()].copy_from_slice(&rays.origin[a][g].to_array());
+                self.inv_dir[a][lanes].copy_from_slice(&rays.inv_dir[a][g].to_array());
+            }
+        }
+        self.reset_hits(rays);
+        #[cfg(target_arch = "x86_64")]
+        if available() {
+            // SAFETY: the CPU has AVX-512F (`available`).
+            unsafe { avx512::shears(self, &rays.dir, rays.active) };
+            return;
+        }
+        for r in lanes(rays.active) {
+            let shear = Shear::new(rays.dir(r));
+            for a in 0..3 {
+                self.coeffs[a][r] = shear.coeffs[a];
+                self.axes[a][r] = shear.axes[a] as u32;
+            }
+        }
+    }
+
+    /// Sets the packet's rays' ranges, with no hits yet (all a ray's hits need).
+    pub(crate) fn reset_hits(&mut self, rays: &RayPacket) {
+        self.t_min = rays.t_min;
+        self.t_max = rays.t_max;
+        self.best_triangle = [NO_HIT; PACKET];
+    }
+
+    /// Ray `r`'s shear, as [`Shear::new`] makes it (after [`LeafRays::fill`]).
+    pub(crate) fn shear(&self, r: usize) -> Shear {
+        Shear {
+            axes: self.axes.map(|axis| axis[r] as usize),
+            coeffs: self.coeffs.map(|c| c[r]),
+            inv_dir: Vec3A::new(self.inv_dir[0][r], self.inv_dir[1][r], self.inv_dir[2][r]),
+        }
+    }
+
+    /// Ray `r`'s origin.
+    pub(crate) fn origin(&self, r: usize) -> Vec3A {
+        Vec3A::new(self.origin[0][r], self.origin[1][r], self.origin[2][r])
+    }
+
+    /// Keeps `(t, u, v)` on `triangle` (at `slot`: pack index times four plus lane) as ray
+    /// `r`'s hit if it is closer than its hit so far (`is_closer`), and lowers the ray's bound
+    /// in `t_far` (with `first_hit`, below every hit); whether it was kept.
+    pub(crate) fn keep(
+        &mut self,
+        r: usize,
+        (t, u, v): (f32, f32, f32),
+        (triangle, slot): (u32, u32),
+        t_far: &mut [f32; PACKET],
+        first_hit: bool,
+    ) -> bool {
+        let best = (self.best_triangle[r] != NO_HIT).then(|| LocalHit {
+            t: self.best_t[r],
+            u: 0.0,
+            v: 0.0,
+            triangle: self.best_triangle[r],
+            normal: Vec3A::ZERO,
+        });
+        if !is_closer(&best, t, triangle, self.t_max[r]) {
+            return false;
+        }
+        self.best_t[r] = t;
+        self.best_u[r] = u;
+        self.best_v[r] = v;
+        self.best_triangle[r] = triangle;
+        self.best_slot[r] = slot;
+        t_far[r] = if first_hit { f32::NEG_INFINITY } else { t };
+        true
+    }
+
+    /// Tests the rays of `mask` against the packs `first..first + count` of `packs`, keeping
+    /// each ray's closest hit (with `first_hit`, its first) and lowering its bound in `t_far`
+    /// as [`TriangleMesh::closest_packet`](super::TriangleMesh) does; whether some ray's hit
+    /// moved closer.
+    pub(crate) fn test_leaf(
+        &mut self,
+        packs: &[TriPack],
+        (first, count): (usize, usize),
+        mask: u32,
+        t_far: &mut [f32; PACKET],
+        first_hit: bool,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if available() {
+            // SAFETY: the CPU has AVX-512F (`available`).
+            return unsafe {
+                avx512::test_leaf(self, packs, (first, count), mask, t_far, first_hit)
+            };
+        }
+        // Without AVX-512 (only tests ask for this then), the same answers a ray and a
+        // triangle at a time.
+        let mut closer = false;
+        for (p, pack) in packs[first..first + count].iter().enumerate() {
+            for lane in 0..4 {
+                if pack.prim[lane] == EMPTY_LANE {
+                    continue;
+                }
+                let slot = (4 * (first + p) + lane) as u32;
+                for r in lanes(mask) {
+                    closer |= self.scalar_test(r, pack, lane, slot, t_far, first_hit);
+                }
+            }
+        }
+        closer
+    }
+
+    /// Ray `r` against lane `lane` of `pack` by the scalar test, kept if closer.
+    fn scalar_test(
+        &mut self,
+        r: usize,
+        pack: &TriPack,
+        lane: usize,
+        slot: u32,
+        t_far: &mut [f32; PACKET],
+        first_hit: bool,
+    ) -> bool {
+        let bound = next_up(t_far[r]);
+        let corners = pack.corners(lane);
+        let shear = self.shear(r);
+        let Some((t, u, v)) =
+            intersect_triangle(self.origin(r), &shear, self.t_min[r], bound, corners)
+        else {
+            return false;
+        };
+        let triangle = pack.prim[lane];
+        self.keep(r, (t, u, v), (triangle, slot), t_far, first_hit)
+    }
+
+    /// Each of the `active` rays' hit, as `found(r, hit)`.
+    pub(crate) fn report(
+        &self,
+        packs: &[TriPack],
+        active: u32,
+        mut found: impl FnMut(usize, &LocalHit),
+    ) {
+        for r in lanes(active).filter(|&r| self.best_triangle[r] != NO_HIT) {
+            let slot = self.best_slot[r] as usize;
+            let [a, b, c] = packs[slot / 4].corners(slot % 4);
+            found(
+                r,
+                &LocalHit {
+                    t: self.best_t[r],
+                    u: self.best_u[r],
+                    v: self.best_v[r],
+                    triangle: self.best_triangle[r],
+                    normal: (b - a).cross(c - a).normalize_or_zero(),
+                },
+            );
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{EMPTY_LANE, LeafRays, NO_HIT, PACKET, TriPack};
+    use std::arch::x86_64::*;
+
+    /// Sixteen lanes of `values` from lane `16 · half` (`half` is 0 or 1).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn load<T>(values: &[T; PACKET], half: usize) -> __m512i {
+        const { assert!(size_of::<T>() == 4) };
+        // SAFETY: lanes 16·(half & 1) .. +16 of four bytes each lie within the 32.
+        unsafe { _mm512_loadu_si512(values.as_ptr().add(16 * (half & 1)).cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn store<T>(values: &mut [T; PACKET], half: usize, v: __m512i) {
+        const { assert!(size_of::<T>() == 4) };
+        // SAFETY: as `load`.
+        unsafe { _mm512_storeu_si512(values.as_mut_ptr().add(16 * (half & 1)).cast(), v) }
+    }
+
+    /// `super::next_up` lane by lane: one ulp up for finite `t >= 0` (also -0), else `t`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn next_up(t: __m512) -> __m512 {
+        let magnitude = _mm512_abs_ps(t);
+        let finite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(magnitude, _mm512_set1_ps(f32::INFINITY));
+        let up = finite & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(t, _mm512_setzero_ps());
+        let bits = _mm512_castps_si512(t);
+        _mm512_castsi512_ps(_mm512_mask_add_epi32(bits, up, bits, _mm512_set1_epi32(1)))
+    }
+
+    /// Which rays of the 32 sit in the sixteen lanes: one half of the packet as it is, or up to
+    /// sixteen rays from both halves gathered densely (a leaf is reached by about nine).
+    #[derive(Clone, Copy)]
+    enum Selection {
+        Half(usize),
+        /// Lane `l` holds ray `ray[l]`; the first `from_low` lanes come from the low half, whose
+        /// rays are `low`, the next from the high half's `high`.
+        Dense {
+            ray: __m512i,
+            from_low: u32,
+            low: __mmask16,
+            high: __mmask16,
+        },
+    }
+
+    impl Selection {
+        /// The lanes of `values` it selects.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn gather<T>(self, values: &[T; PACKET]) -> __m512i {
+            match self {
+                Selection::Half(h) => load(values, h),
+                Selection::Dense { ray, .. } => {
+                    _mm512_permutex2var_epi32(load(values, 0), ray, load(values, 1))
+                }
+            }
+        }
+
+        /// Writes `v`'s lanes back where [`Selection::gather`] took them.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn scatter<T>(self, values: &mut [T; PACKET], v: __m512i) {
+            match self {
+                Selection::Half(h) => store(values, h, v),
+                Selection::Dense {
+                    from_low,
+                    low,
+                    high,
+                    ..
+                } => {
+                    store(values, 0, _mm512_mask_expand_epi32(load(values, 0), low, v));
+                    let shift = _mm512_add_epi32(iota(), _mm512_set1_epi32(from_low as i32));
+                    let rest = _mm512_permutexvar_epi32(shift, v);
+                    store(
+                        values,
+                        1,
+                        _mm512_mask_expand_epi32(load(values, 1), high, rest),
+                    );
+                }
+            }
+        }
+
+        /// The packet's ray in lane `l`.
+        #[target_feature(enable = "avx512f")]
+        fn ray(self, l: usize) -> usize {
+            match self {
+                Selection::Half(h) => 16 * h + l,
+                Selection::Dense { ray, .. } => {
+                    let mut rays = [0u32; 16];
+                    // SAFETY: sixteen lanes of four bytes into an array of sixteen.
+                    unsafe { _mm512_storeu_si512(rays.as_mut_ptr().cast(), ray) };
+                    rays[l & 15] as usize
+                }
+            }
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn iota() -> __m512i {
+        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+    }
+
+    /// Selected rays' state in registers.
+    struct Lanes {
+        origin: [__m512; 3],
+        coeffs: [__m512; 3],
+        /// Per role (`kx`, `ky`, `kz`): the lanes whose axis is x, and those whose axis is y.
+        axis_x: [__mmask16; 3],
+        axis_y: [__mmask16; 3],
+        t_min: __m512,
+        t_max: __m512,
+        best_t: __m512,
+        best_u: __m512,
+        best_v: __m512,
+        best_triangle: __m512i,
+        best_slot: __m512i,
+        t_far: __m512,
+    }
+
+    impl Lanes {
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn gather(w: &LeafRays, t_far: &[f32; PACKET], at: Selection) -> Lanes {
+            let f = |values: &[f32; PACKET]| _mm512_castsi512_ps(at.gather(values));
+            let axes = w.axes.map(|axis| at.gather(&axis));
+            Lanes {
+                origin: [0, 1, 2].map(|a| f(&w.origin[a])),
+                coeffs: [0, 1, 2].map(|a| f(&w.coeffs[a])),
+                axis_x: axes.map(|axis| _mm512_cmpeq_epi32_mask(axis, _mm512_set1_epi32(0))),
+                axis_y: axes.map(|axis| _mm512_cmpeq_epi32_mask(axis, _mm512_set1_epi32(1))),
+                t_min: f(&w.t_min),
+                t_max: f(&w.t_max),
+                best_t: f(&w.best_t),
+                best_u: f(&w.best_u),
+                best_v: f(&w.best_v),
+                best_triangle: at.gather(&w.best_triangle),
+                best_slot: at.gather(&w.best_slot),
+                t_far: f(t_far),
+            }
+        }
+
+        /// Writes back what the tests change.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn scatter(&self, w: &mut LeafRays, t_far: &mut [f32; PACKET], at: Selection) {
+            at.scatter(&mut w.best_t, _mm512_castps_si512(self.best_t));
+            at.scatter(&mut w.best_u, _mm512_castps_si512(self.best_u));
+            at.scatter(&mut w.best_v, _mm512_castps_si512(self.best_v));
+            at.scatter(&mut w.best_triangle, self.best_triangle);
+            at.scatter(&mut w.best_slot, self.best_slot);
+            at.scatter(t_far, _mm512_castps_si512(self.t_far));
+        }
+    }
+
+    /// The shears of the `active` rays of `dir` into `w` (as [`Shear::new`](crate::ray::Shear)
+    /// makes them: the same comparisons, the same divisions).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn shears(w: &mut LeafRays, dir: &[[glam::Vec4; PACKET / 4]; 3], active: u32) {
+        let dir: [[f32; PACKET]; 3] =
+            dir.map(|axis| std::array::from_fn(|r| axis[r / 4].to_array()[r % 4]));
+        for h in 0..2 {
+            if (active >> (16 * h)) as __mmask16 == 0 {
+                continue;
+            }
+            let d = dir.map(|axis| _mm512_castsi512_ps(load(&axis, h)));
+            let a = d.map(|x| _mm512_abs_ps(x));
+            let ge = |x, y| _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, y);
+            // The dominant axis: x if |x| >= |y| and |x| >= |z|, else y if |y| >= |z|, else z.
+            let x_major = ge(a[0], a[1]) & ge(a[0], a[2]);
+            let y_major = !x_major & ge(a[1], a[2]);
+            let int = _mm512_set1_epi32;
+            let kz = _mm512_mask_blend_epi32(
+                x_major,
+                _mm512_mask_blend_epi32(y_major, int(2), int(1)),
+                int(0),
+            );
+            let pick = |axis: __m512i| {
+                let is = |k: i32| _mm512_cmpeq_epi32_mask(axis, int(k));
+                _mm512_mask_blend_ps(is(0), _mm512_mask_blend_ps(is(1), d[2], d[1]), d[0])
+            };
+            let dz = pick(kz);
+            // (kz + 1) % 3 and (kz + 2) % 3, swapped when the ray goes towards -kz (the
+            // winding is kept).
+            let next = |k: __m512i, by: i32| {
+                let sum = _mm512_add_epi32(k, int(by));
+                let wrap = _mm512_cmpge_epi32_mask(sum, int(3));
+                _mm512_mask_sub_epi32(sum, wrap, sum, int(3))
+            };
+            let (kx, ky) = (next(kz, 1), next(kz, 2));
+            let backwards = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dz, _mm512_setzero_ps());
+            let (kx, ky) = (
+                _mm512_mask_blend_epi32(backwards, kx, ky),
+                _mm512_mask_blend_epi32(backwards, ky, kx),
+            );
+            let coeffs = [
+                _mm512_div_ps(pick(kx), dz),
+                _mm512_div_ps(pick(ky), dz),
+                _mm512_div_ps(_mm512_set1_ps(1.0), dz),
+            ];
+            for (role, k) in [kx, ky, kz].into_iter().enumerate() {
+                store(&mut w.axes[role], h, k);
+                store(&mut w.coeffs[role], h, _mm512_castps_si512(coeffs[role]));
+            }
+        }
+    }
+
+    /// [`LeafRays::test_leaf`] in AVX-512.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn test_leaf(
+        w: &mut LeafRays,
+        packs: &[TriPack],
+        leaf: (usize, usize),
+        mask: u32,
+        t_far: &mut [f32; PACKET],
+        first_hit: bool,
+    ) -> bool {
+        let (low, high) = (mask as __mmask16, (mask >> 16) as __mmask16);
+        let (from_low, from_high) = (low.count_ones(), high.count_ones());
+        if low != 0 && high != 0 && from_low + from_high <= 16 {
+            let ray_low = _mm512_maskz_compress_epi32(low, iota());
+            let ray_high =
+                _mm512_maskz_compress_epi32(high, _mm512_add_epi32(iota(), _mm512_set1_epi32(16)));
+            let after_low = (((1u32 << from_high) - 1) << from_low) as __mmask16;
+            let at = Selection::Dense {
+                ray: _mm512_mask_expand_epi32(ray_low, after_low, ray_high),
+                from_low,
+                low,
+                high,
+            };
+            let lanes = ((1u32 << (from_low + from_high)) - 1) as __mmask16;
+            return test_selected(w, packs, leaf, (at, lanes), t_far, first_hit);
+        }
+        let mut closer = false;
+        for (h, rays) in [(0, low), (1, high)] {
+            if rays != 0 {
+                let at = Selection::Half(h);
+                closer |= test_selected(w, packs, leaf, (at, rays), t_far, first_hit);
+            }
+        }
+        closer
+    }
+
+    /// The leaf's triangles against the lanes `rays` of selection `at`.
+    #[target_feature(enable = "avx512f")]
+    fn test_selected(
+        w: &mut LeafRays,
+        packs: &[TriPack],
+        (first, count): (usize, usize),
+        (at, rays): (Selection, __mmask16),
+        t_far: &mut [f32; PACKET],
+        first_hit: bool,
+    ) -> bool {
+        let mut closer = false;
+        let mut s = Lanes::gather(w, t_far, at);
+        let mut bound = next_up(s.t_far);
+        let zero = _mm512_setzero_ps();
+        let no_hit = _mm512_set1_epi32(NO_HIT as i32);
+        for (p, pack) in packs[first..first + count].iter().enumerate() {
+            let corners = pack.v.map(|c| c.map(|axis| axis.to_array()));
+            for (lane, &triangle) in pack.prim.iter().enumerate() {
+                if triangle == EMPTY_LANE {
+                    continue;
+                }
+                // Each corner relative to each ray's origin, on the ray's sheared axes.
+                let to_ray = |j: usize| -> [__m512; 3] {
+                    let d = [0, 1, 2]
+                        .map(|a| _mm512_sub_ps(_mm512_set1_ps(corners[j][a][lane]), s.origin[a]));
+                    let pick = |role: usize| {
+                        let y_or_z = _mm512_mask_blend_ps(s.axis_y[role], d[2], d[1]);
+                        _mm512_mask_blend_ps(s.axis_x[role], y_or_z, d[0])
+                    };
+                    let (dx, dy, dz) = (pick(0), pick(1), pick(2));
+                    [
+                        _mm512_sub_ps(dx, _mm512_mul_ps(s.coeffs[0], dz)),
+                        _mm512_sub_ps(dy, _mm512_mul_ps(s.coeffs[1], dz)),
+                        _mm512_mul_ps(s.coeffs[2], dz),
+                    ]
+                };
+                let [ax, ay, az] = to_ray(0);
+                let [bx, by, bz] = to_ray(1);
+                let [cx, cy, cz] = to_ray(2);
+                let mul = |a, b| _mm512_mul_ps(a, b);
+                let u = _mm512_sub_ps(mul(cx, by), mul(cy, bx));
+                let v = _mm512_sub_ps(mul(ax, cy), mul(ay, cx));
+                let wv = _mm512_sub_ps(mul(bx, ay), mul(by, ax));
+                let lt0 = |x| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, zero);
+                let gt0 = |x| _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, zero);
+                let eq0 = |x| _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, zero);
+                let negative = lt0(u) | lt0(v) | lt0(wv);
+                let positive = gt0(u) | gt0(v) | gt0(wv);
+                let on_edge = rays & (eq0(u) | eq0(v) | eq0(wv));
+                let det = _mm512_add_ps(_mm512_add_ps(u, v), wv);
+                let inv_det = _mm512_div_ps(_mm512_set1_ps(1.0), det);
+                let scaled = _mm512_add_ps(_mm512_add_ps(mul(u, az), mul(v, bz)), mul(wv, cz));
+                let t = mul(scaled, inv_det);
+                let hits = rays
+                    & !on_edge
+                    & !(negative & positive)
+                    & _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(det, zero)
+                    & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(t, s.t_min)
+                    & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(t, bound);
+                if hits != 0 {
+                    // `is_closer`: nearer, or as near with a lower triangle index; without a
+                    // hit yet, before the ray's end.
+                    let index = _mm512_set1_epi32(triangle as i32);
+                    let has_hit = _mm512_cmpneq_epi32_mask(s.best_triangle, no_hit);
+                    let lower = _mm512_cmplt_epu32_mask(index, s.best_triangle);
+                    let nearer = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(t, s.best_t)
+                        | (_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(t, s.best_t) & lower);
+                    let before_end = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(t, s.t_max);
+                    let keep = hits & ((has_hit & nearer) | (!has_hit & before_end));
+                    if keep != 0 {
+                        s.best_t = _mm512_mask_mov_ps(s.best_t, keep, t);
+                        s.best_u = _mm512_mask_mov_ps(s.best_u, keep, mul(v, inv_det));
+                        s.best_v = _mm512_mask_mov_ps(s.best_v, keep, mul(wv, inv_det));
+                        s.best_triangle = _mm512_mask_mov_epi32(s.best_triangle, keep, index);
+                        let slot = _mm512_set1_epi32((4 * (first + p) + lane) as i32);
+                        s.best_slot = _mm512_mask_mov_epi32(s.best_slot, keep, slot);
+                        let far = if first_hit {
+                            _mm512_set1_ps(f32::NEG_INFINITY)
+                        } else {
+                            t
+                        };
+                        s.t_far = _mm512_mask_mov_ps(s.t_far, keep, far);
+                        bound = next_up(s.t_far);
+                        closer = true;
+                    }
+                }
+                if on_edge != 0 {
+                    // An exact zero edge value: the scalar test decides, in double precision,
+                    // as in the pack test.
+                    s.scatter(w, t_far, at);
+                    let slot = (4 * (first + p) + lane) as u32;
+                    let mut edge = u32::from(on_edge);
+                    while edge != 0 {
+                        let r = at.ray(edge.trailing_zeros() as usize);
+                        edge &= edge - 1;
+                        closer |= w.scalar_test(r, pack, lane, slot, t_far, first_hit);
+                    }
+                    s = Lanes::gather(w, t_far, at);
+                    bound = next_up(s.t_far);
+                }
+            }
+        }
+        s.scatter(w, t_far, at);
+        closer
+    }
+}

@@ -45,6 +45,37 @@ fn cpu_has_avx512() -> bool {
     false
 }
 
+/// Per axis, four rays to a vector, eight vectors: a packet's lanes as the walk holds them.
+pub(crate) type Groups = [glam::Vec4; PACKET / 4];
+
+/// A packet's rays as its walk tests boxes: each ray from `origin` along `1 / inv_dir`, within
+/// `t_min..t_max`.
+#[derive(Clone, Copy)]
+pub(crate) struct BoxRays<'a> {
+    pub(crate) origin: &'a [Groups; 3],
+    pub(crate) inv_dir: &'a [Groups; 3],
+    pub(crate) t_min: &'a Groups,
+    pub(crate) t_max: &'a Groups,
+}
+
+/// The rays of `mask` that meet the box `min..max` within their range, and the nearest entry
+/// among them (infinite if none), sixteen rays at a time: what the walk's test of a leaf's box
+/// four rays at a time finds, lane for lane. `None` without AVX-512.
+#[inline]
+pub(crate) fn reach_box(
+    rays: BoxRays,
+    mask: u32,
+    (min, max): ([f32; 3], [f32; 3]),
+) -> Option<(u32, f32)> {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the CPU has AVX-512F (`available`).
+        return Some(unsafe { avx512::reach_box(rays, mask, (min, max)) });
+    }
+    let _ = (rays, mask, min, max);
+    None
+}
+
 /// A packet's rays as the 16-lane test reads them, and each ray's closest hit so far (kept here
 /// by either leaf test). Lane `r` of every array is ray `r`; only the packet's active rays are
 /// set.
@@ -248,7 +279,7 @@ impl LeafRays {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{EMPTY_LANE, LeafRays, NO_HIT, PACKET, TriPack};
+    use super::{BoxRays, EMPTY_LANE, Groups, LeafRays, NO_HIT, PACKET, TriPack};
     use std::arch::x86_64::*;
 
     /// Sixteen lanes of `values` from lane `16 · half` (`half` is 0 or 1).
@@ -402,6 +433,65 @@ mod avx512 {
             at.scatter(&mut w.best_slot, self.best_slot);
             at.scatter(t_far, _mm512_castps_si512(self.t_far));
         }
+    }
+
+    /// Sixteen lanes of a packet's eight 4-lane vectors, from lane `16 · half`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn load_groups(values: &Groups, half: usize) -> __m512 {
+        // A `Vec4` is four floats in sixteen bytes (glam's layout on every back end), and an
+        // array's elements lie back to back.
+        const { assert!(size_of::<Groups>() == 4 * PACKET) };
+        // SAFETY: lanes 16·(half & 1) .. +16 of the 32 floats.
+        unsafe { _mm512_loadu_ps(values.as_ptr().cast::<f32>().add(16 * (half & 1))) }
+    }
+
+    /// [`super::reach_box`] in AVX-512: the walk's 4-lane operations (minima and maxima that
+    /// pass the second operand on NaN, as SSE's do), sixteen lanes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn reach_box(
+        BoxRays {
+            origin,
+            inv_dir,
+            t_min,
+            t_max,
+        }: BoxRays,
+        mask: u32,
+        (min, max): ([f32; 3], [f32; 3]),
+    ) -> (u32, f32) {
+        let mut reached = 0;
+        let mut entry = f32::INFINITY;
+        for h in 0..2 {
+            let rays = (mask >> (16 * h)) as __mmask16;
+            if rays == 0 {
+                continue;
+            }
+            let slab = |a: usize| {
+                let (o, inv) = (load_groups(&origin[a], h), load_groups(&inv_dir[a], h));
+                let t0 = _mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(min[a]), o), inv);
+                let t1 = _mm512_mul_ps(_mm512_sub_ps(_mm512_set1_ps(max[a]), o), inv);
+                (_mm512_min_ps(t0, t1), _mm512_max_ps(t0, t1))
+            };
+            let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
+            let near = _mm512_max_ps(
+                _mm512_max_ps(_mm512_max_ps(x0, y0), z0),
+                load_groups(t_min, h),
+            );
+            // Widened by 2·gamma(3), as the single-ray test.
+            let widen = _mm512_set1_ps(1.0 + 6.0 * f32::EPSILON);
+            let far = _mm512_mul_ps(_mm512_min_ps(_mm512_min_ps(x1, y1), z1), widen);
+            let far = _mm512_min_ps(far, load_groups(t_max, h));
+            let hit = rays & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(near, far);
+            if hit != 0 {
+                reached |= u32::from(hit) << (16 * h);
+                let nearest = _mm512_mask_mov_ps(_mm512_set1_ps(f32::INFINITY), hit, near);
+                entry = crate::ray::smaller_or(_mm512_reduce_min_ps(nearest), entry);
+            }
+        }
+        (reached, entry)
     }
 
     /// The shears of the `active` rays of `dir` into `w` (as [`Shear::new`](crate::ray::Shear)

@@ -8,7 +8,7 @@
 //! Every ray gets exactly what [`TriangleMesh::closest`] gives it: box tests are conservative
 //! and hits are chosen by `(t, triangle)`, so the path through the tree does not matter.
 
-use super::leaf16::{self, LeafRays};
+use super::leaf16::{self, BoxRays, LeafRays};
 use super::{LocalHit, TraversalStack, TriangleMesh, next_up};
 use crate::beam::Extremes;
 use crate::packs::{PackHit, PackRay, intersect_pack, intersect_relative};
@@ -322,35 +322,21 @@ impl TriangleMesh {
                         continue;
                     }
                 }
-                let mut reached = 0;
-                let mut entry = f32::INFINITY;
-                for g in 0..GROUPS {
-                    let in_group = (mask >> (4 * g)) & 0xF;
-                    if in_group == 0 {
-                        continue;
-                    }
-                    let slab = |a: usize| {
-                        let t0 = (Vec4::splat(n.min[a][k]) - origin[a][g]) * inv_dir[a][g];
-                        let t1 = (Vec4::splat(n.max[a][k]) - origin[a][g]) * inv_dir[a][g];
-                        (t0.min(t1), t0.max(t1))
-                    };
-                    let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
-                    let near = x0.max(y0).max(z0).max(t_min[g]);
-                    // Widened by 2·gamma(3), as the single-ray test.
-                    let far = (x1.min(y1).min(z1) * (1.0 + 6.0 * f32::EPSILON)).min(t_max[g]);
-                    let hit = near.cmple(far).bitmask() & in_group;
-                    if hit != 0 {
-                        reached |= hit << (4 * g);
-                        let lanes_hit = glam::BVec4A::new(
-                            hit & 1 != 0,
-                            hit & 2 != 0,
-                            hit & 4 != 0,
-                            hit & 8 != 0,
-                        );
-                        let nearest = Vec4::select(lanes_hit, near, Vec4::INFINITY);
-                        entry = smaller_or(nearest.min_element(), entry);
-                    }
-                }
+                // Each ray's own test (sixteen at a time where the CPU can).
+                let b = (
+                    [0, 1, 2].map(|a| n.min[a][k]),
+                    [0, 1, 2].map(|a| n.max[a][k]),
+                );
+                let rays_in = BoxRays {
+                    origin,
+                    inv_dir,
+                    t_min: &t_min,
+                    t_max: &t_max,
+                };
+                let (reached, entry) = (setup.wide)
+                    .then(|| leaf16::reach_box(rays_in, mask, b))
+                    .flatten()
+                    .unwrap_or_else(|| reach_in_groups(rays_in, mask, b));
                 if reached == 0 {
                     continue;
                 }
@@ -407,6 +393,45 @@ impl TriangleMesh {
             }
         }
     }
+}
+
+/// The rays of `mask` whose range (`t_min`, `t_max`) meets the box `min..max`, and the nearest
+/// entry among them (infinite if none), four rays at a time.
+fn reach_in_groups(
+    BoxRays {
+        origin,
+        inv_dir,
+        t_min,
+        t_max,
+    }: BoxRays,
+    mask: u32,
+    (min, max): ([f32; 3], [f32; 3]),
+) -> (u32, f32) {
+    let (mut reached, mut entry) = (0, f32::INFINITY);
+    for g in 0..GROUPS {
+        let in_group = (mask >> (4 * g)) & 0xF;
+        if in_group == 0 {
+            continue;
+        }
+        let slab = |a: usize| {
+            let t0 = (Vec4::splat(min[a]) - origin[a][g]) * inv_dir[a][g];
+            let t1 = (Vec4::splat(max[a]) - origin[a][g]) * inv_dir[a][g];
+            (t0.min(t1), t0.max(t1))
+        };
+        let ((x0, x1), (y0, y1), (z0, z1)) = (slab(0), slab(1), slab(2));
+        let near = x0.max(y0).max(z0).max(t_min[g]);
+        // Widened by 2·gamma(3), as the single-ray test.
+        let far = (x1.min(y1).min(z1) * (1.0 + 6.0 * f32::EPSILON)).min(t_max[g]);
+        let hit = near.cmple(far).bitmask() & in_group;
+        if hit != 0 {
+            reached |= hit << (4 * g);
+            let lanes_hit =
+                glam::BVec4A::new(hit & 1 != 0, hit & 2 != 0, hit & 4 != 0, hit & 8 != 0);
+            let nearest = Vec4::select(lanes_hit, near, Vec4::INFINITY);
+            entry = smaller_or(nearest.min_element(), entry);
+        }
+    }
+    (reached, entry)
 }
 
 /// The packet as one beam (`crate::beam`), for a node's four children at a time: one box test

@@ -500,14 +500,12 @@ mod avx512 {
     /// # Safety
     /// The CPU must have AVX-512F.
     #[target_feature(enable = "avx512f")]
-    pub(super) fn shears(w: &mut LeafRays, dir: &[[glam::Vec4; PACKET / 4]; 3], active: u32) {
-        let dir: [[f32; PACKET]; 3] =
-            dir.map(|axis| std::array::from_fn(|r| axis[r / 4].to_array()[r % 4]));
+    pub(super) fn shears(w: &mut LeafRays, dir: &[Groups; 3], active: u32) {
         for h in 0..2 {
             if (active >> (16 * h)) as __mmask16 == 0 {
                 continue;
             }
-            let d = dir.map(|axis| _mm512_castsi512_ps(load(&axis, h)));
+            let d = [0, 1, 2].map(|a| load_groups(&dir[a], h));
             let a = d.map(|x| _mm512_abs_ps(x));
             let ge = |x, y| _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, y);
             // The dominant axis: x if |x| >= |y| and |x| >= |z|, else y if |y| >= |z|, else z.

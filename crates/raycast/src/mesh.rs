@@ -13,6 +13,12 @@ mod packet_tests;
 pub use packet::PACKET;
 pub(crate) use packet::RayPacket;
 
+/// Whether leaves and runs of rays are tested sixteen rays a triangle at a time (the CPU has
+/// AVX-512 and `PASSERBY_NO_AVX512` is not set).
+pub(crate) fn sixteen_lanes() -> bool {
+    leaf16::available()
+}
+
 /// A triangle mesh in its own frame, ready for ray queries.
 #[derive(Clone, Debug)]
 pub struct TriangleMesh {

@@ -17,6 +17,7 @@ use crate::top::TopLevel;
 use lanes::{Beam, PacketLanes};
 
 mod lanes;
+mod shadow;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -331,66 +332,6 @@ impl Scene {
         let origin = inst.point_to_mesh(ray.origin);
         let mesh = &self.meshes[inst.mesh.0 as usize];
         mesh.any_hit_in_leaves(origin, shear, ray.t_min, ray.t_max, leaves)
-    }
-
-    /// Whether each of a run of neighbouring rays hits anything, on this thread; `out[i]`
-    /// answers `rays[i]` exactly as [`Scene::any_hit`] would. Neighbouring shadow rays are
-    /// mostly blocked by the same object (a ceiling, a shelf, a wall) and the same few
-    /// triangles of it, so the instance and pack of triangles that blocked the previous ray
-    /// are tried first: a blocked ray then costs a few triangle tests instead of two walks
-    /// down trees. The rays this does not settle, [`PACKET`] neighbours at a time, are traced
-    /// together as a packet, each stopping at its first hit (under an open sky most shadow
-    /// rays meet nothing, and a packet shares the walk that proves it), unless most of the
-    /// previous such rays were blocked (in a meadow each by its own blade): then one by one,
-    /// each stopping at its first hit. Every way gives the answer of the same triangle tests
-    /// within the same range, so the choice changes only the time taken.
-    pub fn any_hit_run(&self, rays: &[Ray], out: &mut [bool]) {
-        // The last blocker and its blocking pack.
-        let mut last: Option<(u32, Option<u32>)> = None;
-        let mut open: Vec<Ray> = Vec::with_capacity(PACKET);
-        let mut open_slots = [0usize; PACKET];
-        let mut hits = [None; PACKET];
-        let mut packets_pay = true;
-        for (run_out, run) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
-            open.clear();
-            for (k, (slot, ray)) in run_out.iter_mut().zip(run).enumerate() {
-                *slot = match &mut last {
-                    Some((instance, pack)) => self.instance_blocks(*instance, ray, pack),
-                    None => false,
-                };
-                if *slot {
-                    continue;
-                }
-                if packets_pay {
-                    open_slots[open.len()] = k;
-                    open.push(*ray);
-                } else {
-                    let blocker = self.blocker(ray);
-                    *slot = blocker.is_some();
-                    if blocker.is_some() {
-                        last = blocker;
-                    }
-                }
-            }
-            if !packets_pay {
-                let open_rays = run_out.len();
-                packets_pay = 4 * run_out.iter().filter(|&&b| b).count() < 3 * open_rays;
-                continue;
-            }
-            if open.is_empty() {
-                continue;
-            }
-            self.packet_hits(&open, &mut hits[..open.len()], true);
-            let mut blocked = 0;
-            for (hit, &k) in hits.iter().zip(&open_slots[..open.len()]) {
-                run_out[k] = hit.is_some();
-                if let Some(h) = hit {
-                    last = Some((h.instance, None));
-                    blocked += 1;
-                }
-            }
-            packets_pay = 4 * blocked < 3 * open.len();
-        }
     }
 
     /// Closest hits of many rays, in parallel on the current rayon pool; `out[i]` answers

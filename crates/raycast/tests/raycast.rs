@@ -495,6 +495,87 @@ fn shadow_runs_answer_as_single_rays_and_closest_hits() {
 }
 
 #[test]
+fn shadow_runs_at_corners_edges_and_range_ends_answer_as_single_rays() {
+    // Runs of parallel rays aimed at a turned roof's shared corners and edge midpoints (where
+    // rounding decides which triangle, or none, is hit), and at points inside its triangles
+    // with each ray's range ending just before, at or just after its hit: the last blocking
+    // pack, tried on a whole run at once, must settle exactly the rays that single any-hit
+    // rays find blocked. (Ranges end well away from corners' hits: there, within a few ulps,
+    // a walk may pass over a triangle another finds, the tie case `mesh/packet.rs` names.)
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    let n = 24;
+    let vertices: Vec<Vec3> = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| (i, j)))
+        .map(|(i, j)| {
+            let (x, y) = (i as f32 * 0.25, j as f32 * 0.25);
+            Vec3::new(x, y, 0.2 * (1.3 * x).sin() * (0.7 * y).cos())
+        })
+        .collect();
+    let at = |i: u32, j: u32| j * (n + 1) + i;
+    let triangles: Vec<[u32; 3]> = (0..n)
+        .flat_map(|j| (0..n).map(move |i| (i, j)))
+        .flat_map(|(i, j)| {
+            let quad = [at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)];
+            [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]]
+        })
+        .collect();
+    let mut scene = Scene::new();
+    let roof = scene.add_mesh(TriangleMesh::new(vertices.clone(), triangles.clone()));
+    let places = [
+        turned_and_stretched(&mut rng, true, Vec3::new(0.0, 0.0, 6.0)),
+        Affine3A::from_translation(Vec3::new(-3.0, -3.0, 4.0)),
+    ];
+    for place in places {
+        scene.add_instance(roof, place);
+    }
+    scene.commit();
+    let to_sun = Vec3::new(0.15, -0.25, 1.0).normalize();
+    let mut rays = Vec::new();
+    let mut aim_at = |aim: Vec3, rng: &mut ChaCha8Rng, range_ends_at_hit: bool| {
+        let origin = aim - to_sun * rng.random_range(1.0..9.0);
+        let ray = Ray::new(origin.into(), to_sun.into(), 0.0, 1e4).unwrap();
+        let hit = scene.closest(&ray).map(|hit| hit.t);
+        let t_max = match (rays.len() % 4, hit) {
+            (0, Some(t)) if range_ends_at_hit => t,
+            (1, Some(t)) if range_ends_at_hit => t.next_up(),
+            (2, Some(t)) if range_ends_at_hit => t.next_down(),
+            (3, Some(t)) => 0.5 * t,
+            _ => 1e4,
+        };
+        rays.push(Ray { t_max, ..ray });
+    };
+    for place in places {
+        let world = |v: Vec3| place.transform_point3(v);
+        for &v in &vertices {
+            aim_at(world(v), &mut rng, false);
+        }
+        for v in vertices.windows(2) {
+            aim_at(world(0.5 * (v[0] + v[1])), &mut rng, false);
+        }
+        for t in &triangles {
+            let [a, b, c] = t.map(|i| vertices[i as usize]);
+            let (u, v) = (rng.random_range(0.1..0.45), rng.random_range(0.1..0.45));
+            aim_at(world(a + u * (b - a) + v * (c - a)), &mut rng, true);
+        }
+    }
+    let mut run = vec![false; rays.len()];
+    scene.any_hit_run(&rays, &mut run);
+    let single: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
+    let differ: Vec<usize> = (0..rays.len()).filter(|&i| run[i] != single[i]).collect();
+    assert!(
+        differ.is_empty(),
+        "{} differ, first {:?}",
+        differ.len(),
+        rays[differ[0]]
+    );
+    let blocked = single.iter().filter(|&&b| b).count();
+    assert!(
+        blocked > rays.len() / 3 && blocked < rays.len() * 2 / 3,
+        "{blocked}"
+    );
+}
+
+#[test]
 fn packets_through_many_instances_per_top_level_leaf_answer_as_single_rays() {
     // Forty instances about a lidar (the top-level tree's leaves hold several each, which a
     // packet enters one by one, only with the rays that reach each one's box and one of its

@@ -257,6 +257,13 @@ impl LeafRays {
         self.keep(r, (t, u, v), (triangle, slot), t_far, first_hit)
     }
 
+    /// The `active` rays that have a hit.
+    pub(crate) fn hit_mask(&self, active: u32) -> u32 {
+        lanes(active)
+            .filter(|&r| self.best_triangle[r] != NO_HIT)
+            .fold(0, |mask, r| mask | 1 << r)
+    }
+
     /// Each of the `active` rays' hit, as `found(r, hit)`.
     pub(crate) fn report(
         &self,

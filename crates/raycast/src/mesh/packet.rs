@@ -162,6 +162,25 @@ impl TriangleMesh {
         self.closest_packet_with(rays, first_hit, leaf16::available(), found);
     }
 
+    /// The active rays of `rays` that pack `pack`'s triangles block within their range, as
+    /// [`TriangleMesh::any_hit_hinted`] finds them when it tries that pack first: a mask (0
+    /// for a pack the mesh does not have). Sixteen rays a triangle at a time where the CPU has
+    /// AVX-512, else a ray and a triangle at a time.
+    pub(crate) fn pack_blocks(&self, pack: u32, rays: &RayPacket) -> u32 {
+        if pack as usize >= self.packs.len() || rays.active == 0 {
+            return 0;
+        }
+        let mut t_far = rays.t_max;
+        LEAF_SETUP.with_borrow_mut(|setup| {
+            // The packet being walked, if any, fills it afresh.
+            setup.ready = false;
+            setup.rays.fill(rays);
+            let leaf = (pack as usize, 1);
+            (setup.rays).test_leaf(&self.packs, leaf, rays.active, &mut t_far, true);
+            setup.rays.hit_mask(rays.active)
+        })
+    }
+
     /// [`TriangleMesh::closest_packet`], with (`wide`: only where the CPU has AVX-512) or
     /// without the leaves reached by many rays tested sixteen rays at a time.
     pub(crate) fn closest_packet_with(

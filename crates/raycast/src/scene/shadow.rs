@@ -116,16 +116,19 @@ impl Scene {
         let Some(first) = run.first() else {
             return 0;
         };
-        // Bit for bit (a zero's sign changes an inverse).
-        let bits = |d: Vec3A| d.to_array().map(f32::to_bits);
-        if run.len() > PACKET || run.iter().any(|r| bits(r.dir) != bits(first.dir)) {
+        // Bit for bit: equal, and of equal signs (a zero's sign changes an inverse; rays have
+        // no NaN).
+        let dir = first.dir;
+        let signs = dir.is_negative_bitmask();
+        let same = |d: Vec3A| d.cmpeq(dir).all() && d.is_negative_bitmask() == signs;
+        if run.len() > PACKET || !run.iter().all(|r| same(r.dir)) {
             return 0;
         }
         let world_box = &self.top.boxes[index as usize];
         let inst = &self.instances[index as usize];
         // What `instance_blocks` makes for each ray, once.
-        let inv = first.dir.recip();
-        let dir = inst.dir_to_mesh(first.dir);
+        let inv = dir.recip();
+        let dir = inst.dir_to_mesh(dir);
         let splat = |v: Vec3A| v.to_array().map(|c| [Vec4::splat(c); PACKET / 4]);
         let mut origin = [[0.0f32; PACKET]; 3];
         let mut packet = RayPacket {

@@ -45,7 +45,7 @@ mod scene;
 mod top;
 mod wide;
 
-pub use mesh::{LocalHit, PACKET, TriangleMesh};
+pub use mesh::{LocalHit, PACKET, TriangleMesh, sixteen_lanes};
 pub use parallel::{GridBudget, ParallelGrid};
 pub use ray::{Hit, Ray, RayError};
 pub use scene::{Instance, MeshId, Scene};

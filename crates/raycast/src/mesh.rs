@@ -13,9 +13,11 @@ mod packet_tests;
 pub use packet::PACKET;
 pub(crate) use packet::RayPacket;
 
-/// Whether leaves and runs of rays are tested sixteen rays a triangle at a time (the CPU has
-/// AVX-512 and `PASSERBY_NO_AVX512` is not set).
-pub(crate) fn sixteen_lanes() -> bool {
+/// Whether the AVX-512 paths run: the CPU has AVX-512F and the environment variable
+/// `PASSERBY_NO_AVX512` is not set (checked once). Leaves and runs of rays are then tested
+/// sixteen rays a triangle at a time, and other crates' vector paths (the rasteriser's) follow
+/// the same switch. Every path gives the same answers.
+pub fn sixteen_lanes() -> bool {
     leaf16::available()
 }
 

@@ -13,6 +13,7 @@
 //! centre within rounding of an edge between different objects.
 
 use crate::lens::Lens;
+use cover::{Depths, cover};
 use glam::{Affine3A, Vec3A};
 use passerby_raycast::Scene;
 use passerby_raycast::bvh::Aabb;
@@ -481,185 +482,6 @@ impl Setup {
     }
 }
 
-/// Pixels of one band per segment of a row, for skipping a triangle where everything is nearer.
-const SEGMENT: usize = 8;
-
-/// The nearest surface so far at each pixel of a band.
-struct Depths {
-    first_row: usize,
-    rows: usize,
-    width: usize,
-    /// Per pixel: `1 / depth` of the nearest surface so far (0: nothing yet).
-    inv_depth: Vec<f64>,
-    /// Per pixel: its triangle (index in the band's list; `u32::MAX`: none yet).
-    triangle: Vec<u32>,
-    /// Per row segment of [`SEGMENT`] pixels: the least `1 / depth` in it (the farthest).
-    farthest: Vec<f64>,
-}
-
-impl Depths {
-    fn new(first_row: usize, rows: usize, width: usize) -> Depths {
-        Depths {
-            first_row,
-            rows,
-            width,
-            inv_depth: vec![0.0; rows * width],
-            triangle: vec![u32::MAX; rows * width],
-            farthest: vec![0.0; rows * width.div_ceil(SEGMENT)],
-        }
-    }
-}
-
-impl Depths {
-    /// Whether everything drawn wherever the triangle's box reaches in the band is strictly
-    /// nearer than any point of it (then it can neither win nor tie a pixel).
-    fn hides(&self, t: &ScreenTriangle) -> bool {
-        let segments = self.width.div_ceil(SEGMENT);
-        let r0 = t.rows.0.max(self.first_row);
-        let r1 = t.rows.1.min(self.first_row + self.rows - 1);
-        let nearest_possible = t.nearest_possible_inv_z();
-        let spanned = t.cols.0 / SEGMENT..=t.cols.1 / SEGMENT;
-        (r0..=r1).all(|row| {
-            let farthest = &self.farthest[(row - self.first_row) * segments..];
-            farthest[spanned.clone()]
-                .iter()
-                .all(|&f| nearest_possible < f)
-        })
-    }
-}
-
-/// Marks the pixel centres a triangle covers nearer than what is there.
-fn cover(
-    t: &ScreenTriangle,
-    setup: &Setup,
-    index: u32,
-    far: f64,
-    triangles: &[&ScreenTriangle],
-    depths: &mut Depths,
-) {
-    let (first_row, w) = (depths.first_row, depths.width);
-    let segments = w.div_ceil(SEGMENT);
-    let r0 = t.rows.0.max(first_row);
-    let r1 = t.rows.1.min(first_row + depths.rows - 1);
-    let inv_far = 1.0 / far;
-    let nearest_possible = t.nearest_possible_inv_z();
-    let edges = &setup.edges;
-    let scale = std::array::from_fn::<f64, 3, _>(|k| setup.inv_area * t.inv_z[k]);
-    // The parts of `1 / depth` along a row that do not depend on the row (see below).
-    let along = edges.map(|(lo, _, dy, _)| dy * lo[0]);
-    let per_column = (0..3).fold(0.0, |b, k| b - scale[k] * edges[k].2);
-    // The image's width, in the rounding margin below (a column's distance from an edge's
-    // start is at most it plus the start's own distance from 0).
-    let width = coordinate(w);
-    for row in r0..=r1 {
-        let py = coordinate(row);
-        let row_terms = edges.map(|(lo, dx, _, _)| dx * (py - lo[1]));
-        // The columns where every edge function may be non-negative; the exact test below
-        // decides. Where the row crosses an edge, `lo.x + (py - lo.y) dx / dy`, is computed
-        // to within a few units in the last place of its terms, and a column's edge value to
-        // within a few units of its products, which is `|dx / dy (py - lo.y)| + |px - lo.x|`
-        // once divided by `|dy|`: the margin, a million times that, keeps the bounds on
-        // the outside of every column the exact test may find inside.
-        let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
-        for (k, &(lo, _, dy, _)) in edges.iter().enumerate() {
-            let reach = (py - lo[1]) * setup.slopes[k];
-            let crossing = lo[0] + reach;
-            let margin = 1e-9 * (2.0 * lo[0].abs() + reach.abs() + width);
-            // (As `f64::min` and `max` would, with plain comparisons: the bounds are never NaN,
-            // a NaN crossing or margin leaves them.)
-            if dy > 0.0 {
-                let bound = crossing + margin;
-                last = if bound < last { bound } else { last };
-            } else if dy < 0.0 {
-                let bound = crossing - margin;
-                first = if bound > first { bound } else { first };
-            } else if row_terms[k] < 0.0 {
-                last = -1.0;
-            }
-        }
-        if first.is_nan() || last.is_nan() || first > last {
-            continue;
-        }
-        // Each edge function is monotonic along the row (every rounded step of it is), so
-        // the pixel centres inside form one run: find its ends exactly, then the pixels
-        // between need no edge tests.
-        let edge_terms = |px: f64| {
-            std::array::from_fn::<f64, 3, _>(|k| {
-                let (lo, _, dy, _) = edges[k];
-                row_terms[k] - dy * (px - lo[0])
-            })
-        };
-        let inside = |col: usize| {
-            let e = edge_terms(coordinate(col));
-            (0..3).all(|k| e[k] > 0.0 || (e[k] == 0.0 && edges[k].3))
-        };
-        // To columns through `u32`, which converts from a float in fewer instructions than
-        // `usize` (the bounds lie between 0 and the last column): the first rounded up, the
-        // last down. (`first_centre`'s rounding, without its guards for the values a box's
-        // corners may take: 8 M instructions per 0.3 s of the camera benchmark.)
-        let (mut first, mut last) = {
-            let down = first as u32;
-            let up = down + u32::from(f64::from(down) < first);
-            (up as usize, last as u32 as usize)
-        };
-        while first <= last && !inside(first) {
-            first += 1;
-        }
-        if first > last {
-            continue;
-        }
-        // `first` is inside: the run ends at the last inside column from `last` back to it.
-        while last > first && !inside(last) {
-            last -= 1;
-        }
-        // `1 / depth` along the row: the sum of the scaled edge functions, affine in the column
-        // (the exact edge values only decide coverage; depth ties are rare and any rounding of
-        // them is deterministic).
-        let at_zero = (0..3).fold(0.0, |a, k| a + scale[k] * (row_terms[k] + along[k]));
-        let local = row - first_row;
-        let line = local * w..(local + 1) * w;
-        let (held_depths, holders) = (
-            &mut depths.inv_depth[line.clone()],
-            &mut depths.triangle[line],
-        );
-        let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
-        let segments_spanned = first / SEGMENT..=last / SEGMENT;
-        for (segment, farthest) in segments_spanned.zip(&mut farthest[first / SEGMENT..]) {
-            // Everything here is strictly nearer: the triangle can neither win nor tie.
-            if nearest_possible < *farthest {
-                continue;
-            }
-            let start = segment * SEGMENT;
-            let cols = start.max(first)..=(start + SEGMENT - 1).min(last);
-            let mut changed = false;
-            // Branch-free but for depth ties: whether a pixel is taken is a coin toss where
-            // surfaces overlap, which a branch would mispredict.
-            for col in cols {
-                let inv_depth = at_zero + per_column * coordinate(col);
-                let (held, holder) = (held_depths[col], holders[col]);
-                // Nearer means a larger 1 / depth; ties go to the lower instance, then
-                // triangle.
-                let mut nearer = (holder == u32::MAX) | (inv_depth > held);
-                if inv_depth == held && holder != u32::MAX {
-                    let other = triangles[holder as usize];
-                    nearer = (t.instance, t.triangle) < (other.instance, other.triangle);
-                }
-                let beyond_far = inv_depth < inv_far;
-                let take = nearer & !beyond_far;
-                held_depths[col] = if take { inv_depth } else { held };
-                holders[col] = if take { index } else { holder };
-                changed |= take;
-            }
-            if changed {
-                // (As `f64::min` would, with plain comparisons: `m` is never NaN.)
-                *farthest = held_depths[start..(start + SEGMENT).min(w)]
-                    .iter()
-                    .fold(f64::INFINITY, |m, &d| if d < m { d } else { m });
-            }
-        }
-    }
-}
-
 /// `v.ceil().max(0.0)`, where it matters for a box's first pixel centre (any value from
 /// 2^31 on is past the last), without a library call: SSE2 has no rounding instruction.
 #[inline(always)]
@@ -798,5 +620,7 @@ fn push(
     });
 }
 
+mod cover;
+mod segments;
 #[cfg(test)]
 mod tests;

@@ -603,7 +603,7 @@ mod avx512 {
         w: &mut LeafRays,
         packs: &[TriPack],
         (first, count): (usize, usize),
-        (at, rays): (Selection, __mmask16),
+        (at, mut rays): (Selection, __mmask16),
         t_far: &mut [f32; PACKET],
         first_hit: bool,
     ) -> bool {
@@ -612,7 +612,7 @@ mod avx512 {
         let mut bound = next_up(s.t_far);
         let zero = _mm512_setzero_ps();
         let no_hit = _mm512_set1_epi32(NO_HIT as i32);
-        for (p, pack) in packs[first..first + count].iter().enumerate() {
+        'packs: for (p, pack) in packs[first..first + count].iter().enumerate() {
             let corners = pack.v.map(|c| c.map(|axis| axis.to_array()));
             for (lane, &triangle) in pack.prim.iter().enumerate() {
                 if triangle == EMPTY_LANE {
@@ -681,6 +681,15 @@ mod avx512 {
                         s.t_far = _mm512_mask_mov_ps(s.t_far, keep, far);
                         bound = next_up(s.t_far);
                         closer = true;
+                        if first_hit {
+                            // A ray stops at its first hit: no later test can change it
+                            // (its bound is now below every `t`), so it leaves the lanes
+                            // tested, and once none is left, the leaf is done.
+                            rays &= !keep;
+                            if rays == 0 {
+                                break 'packs;
+                            }
+                        }
                     }
                 }
                 if on_edge != 0 {

@@ -7,10 +7,10 @@
 //! tests and the per-pixel loop were two thirds of it. Here every pixel centre between the
 //! row's bounds (of a narrow triangle, its box's, without the bounds' arithmetic: they only
 //! ever leave out centres the exact test rejects) is tested, a segment of eight at a time,
-//! with the very IEEE operations of the
-//! scalar code lane for lane (differences and products never fused, the comparisons' NaN
-//! rules): the centres found inside are the scalar run (each edge value is monotonic along a
-//! row), and each takes the same depth and the same tie decision, so the image is the same.
+//! with the very IEEE operations of the scalar code lane for lane (differences and products
+//! never fused, the comparisons' NaN rules): the centres found inside are the scalar run (each
+//! edge value is monotonic along a row), and each takes the same depth and the same tie
+//! decision, so the image is the same.
 //!
 //! Owns: the vector form of `cover`'s rows. Must not touch: which rows are covered, the
 //! edges and depths' set-up (`TriangleCover`), the tie rule.

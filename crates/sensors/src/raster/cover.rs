@@ -39,6 +39,18 @@ impl Depths {
 }
 
 impl Depths {
+    /// Row `row` (of the image) of the band: each pixel's `1 / depth` and triangle so far, and
+    /// each of its segments' farthest.
+    pub(super) fn row(&mut self, row: usize) -> (&mut [f64], &mut [u32], &mut [f64]) {
+        let (local, w) = (row - self.first_row, self.width);
+        let segments = w.div_ceil(SEGMENT);
+        (
+            &mut self.inv_depth[local * w..(local + 1) * w],
+            &mut self.triangle[local * w..(local + 1) * w],
+            &mut self.farthest[local * segments..(local + 1) * segments],
+        )
+    }
+
     /// Whether everything drawn wherever the triangle's box reaches in the band is strictly
     /// nearer than any point of it (then it can neither win nor tie a pixel).
     pub(super) fn hides(&self, t: &ScreenTriangle) -> bool {
@@ -184,7 +196,6 @@ pub(super) fn cover(
         return;
     }
     let w = depths.width;
-    let segments = w.div_ceil(SEGMENT);
     let edges = &setup.edges;
     for row in c.rows.0..=c.rows.1 {
         let row_terms = c.row_terms(row);
@@ -213,13 +224,7 @@ pub(super) fn cover(
             last -= 1;
         }
         let at_zero = c.at_zero(&row_terms);
-        let local = row - depths.first_row;
-        let line = local * w..(local + 1) * w;
-        let (held_depths, holders) = (
-            &mut depths.inv_depth[line.clone()],
-            &mut depths.triangle[line],
-        );
-        let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
+        let (held_depths, holders, farthest) = depths.row(row);
         let segments_spanned = first / SEGMENT..=last / SEGMENT;
         for (segment, farthest) in segments_spanned.zip(&mut farthest[first / SEGMENT..]) {
             // Everything here is strictly nearer: the triangle can neither win nor tie.

@@ -50,7 +50,6 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     pub(super) fn cover(c: &TriangleCover<'_>, triangles: &[&ScreenTriangle], depths: &mut Depths) {
         let w = depths.width;
-        let segments = w.div_ceil(SEGMENT);
         let edges = &c.setup.edges;
         let zero = _mm512_setzero_pd();
         let lo = edges.map(|e| _mm512_set1_pd(e.0[0]));
@@ -80,13 +79,7 @@ mod avx512 {
             }
             let at_zero = _mm512_set1_pd(c.at_zero(&row_terms));
             let row_terms = row_terms.map(|t| _mm512_set1_pd(t));
-            let local = row - depths.first_row;
-            let line = local * w..(local + 1) * w;
-            let (inv_depths, holders) = (
-                &mut depths.inv_depth[line.clone()],
-                &mut depths.triangle[line],
-            );
-            let farthest = &mut depths.farthest[local * segments..(local + 1) * segments];
+            let (inv_depths, holders, farthest) = depths.row(row);
             let spanned = first / SEGMENT..=last / SEGMENT;
             for (segment, farthest) in spanned.zip(&mut farthest[first / SEGMENT..]) {
                 // Everything here is strictly nearer: the triangle can neither win nor tie.

@@ -23,7 +23,7 @@ use crate::SceneView;
 pub use crate::lens::{Lens, LensError, Pixels, body_from_optical};
 use crate::raster::{BandHits, PixelHit};
 pub use crate::shading::Lighting;
-use crate::shading::{Lit, SeenTriangle, Shader, shade};
+use crate::shading::{Lit, SeenTriangle, Shader, UniformRun, shade};
 use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
@@ -162,9 +162,9 @@ impl<'a> Pass<'a> {
         let origin = self.world_from_optical.translation;
         let labels = (out.depth, out.instance, out.class);
         let (Some(light), Some(rgb)) = (self.lighting, out.rgb) else {
-            return self.raster_pixels(first, raster, labels, None, |_, _, _| {});
+            return self.raster_pixels(first, raster, labels, None, &mut ());
         };
-        let mut shader = Shader::new(
+        let shader = Shader::new(
             view,
             origin,
             (light, self.sun_grid.as_ref()),
@@ -175,13 +175,15 @@ impl<'a> Pass<'a> {
         // own: a pixel's shading and encoding in one loop is too long a chain of dependent
         // steps (divisions, square roots, table lookups) for the processor to overlap the
         // next pixel's with it (3-4 % slower measured without shadows).
-        let mut waiting: Vec<Lit> = Vec::with_capacity(raster.len());
-        self.raster_pixels(first, raster, labels, Some(light), |q, dir, seen| {
-            waiting.push(match seen {
-                Some((seen, hit)) => shader.shade(q, dir, seen, hit.depth, hit.uv()),
-                None => shader.sky(dir),
-            });
-        });
+        let mut shading = Shading {
+            waiting: Vec::with_capacity(raster.len()),
+            shader,
+        };
+        self.raster_pixels(first, raster, labels, Some(light), &mut shading);
+        let Shading {
+            mut waiting,
+            mut shader,
+        } = shading;
         shader.sample_textures(&mut waiting);
         shader.darken_shadowed(&mut waiting);
         let mut encoder = RunEncoder::default();
@@ -191,38 +193,72 @@ impl<'a> Pass<'a> {
     }
 
     /// Walks rasterised hits in row-major order from pixel `first`: writes each pixel's depth
-    /// and labels, and hands `sample(q, direction, what it sees)` every pixel `q` of the block.
-    /// What a triangle is (and, in `light`, how it looks) is found once for the run of
-    /// neighbouring pixels on it.
+    /// and labels, and hands `samples` every pixel of the block. What a triangle is (and, in
+    /// `light`, how it looks) is found once for the run of neighbouring pixels on it; a run on
+    /// a triangle that looks the same all over goes whole (its depths and directions in loops
+    /// the compiler lays out in vectors).
     fn raster_pixels(
         &self,
         first: usize,
         raster: BandHits<'_>,
         (depth, instance, class): (&mut [f32], &mut [i32], &mut [u16]),
         light: Option<&Lighting>,
-        mut sample: impl FnMut(usize, Vec3A, Option<(&SeenTriangle<'a>, &PixelHit<'_>)>),
+        samples: &mut impl Samples<'a>,
     ) {
         let (view, lens) = (self.view, self.lens);
         let w = lens.size().0;
-        let len = depth.len();
+        let first_row = first / w;
+        let rows = &lens.row_y[first_row..(first + depth.len()) / w];
         let mut last: Option<((u32, u32), Option<SeenTriangle<'a>>)> = None;
-        let rows = &lens.row_y[first / w..(first + len) / w];
         // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
-        // the same sums with `Y y` found once per row.
+        // the same sums with `Y y` found once per run.
         let m = &self.world_from_optical.matrix3;
-        let (mut col, mut row) = (0, 0);
-        let mut row_term = m.y_axis * rows.first().copied().unwrap_or(0.0);
-        raster.for_each(|q, hit| {
-            if col == w {
-                (col, row) = (0, row + 1);
-                row_term = m.y_axis * rows.get(row).copied().unwrap_or(0.0);
+        let (mut dirs, mut depths) = (Vec::with_capacity(w), vec![0.0f32; w]);
+        raster.for_each_run(|run| {
+            let row_term = m.y_axis * rows.get(run.row - first_row).copied().unwrap_or(0.0);
+            let dir_of = |col: usize| m.x_axis * lens.column_x[col] + row_term + m.z_axis;
+            let pixels = run.first..run.first + run.cols.len();
+            let Some(triangle) = &run.triangle else {
+                for (q, col) in pixels.zip(run.cols) {
+                    samples.one(q, dir_of(col), None);
+                }
+                return;
+            };
+            dirs.clear();
+            dirs.extend(run.cols.clone().map(dir_of));
+            let key = (triangle.instance(), triangle.triangle());
+            // Directions the lens has none for see nothing (pixel by pixel, below).
+            if dirs.iter().all(|d| d.is_finite()) {
+                if !matches!(last, Some((k, _)) if k == key) {
+                    let seen = view
+                        .target_of(&triangle.hit(run.cols.start).to_hit())
+                        .map(|target| SeenTriangle::new(view, target, light));
+                    last = Some((key, seen));
+                }
+                let seen = last.as_ref().and_then(|(_, seen)| seen.as_ref());
+                let whole = seen.map(|seen| (light.is_none(), seen.uniform()));
+                if let Some((labels_only, lits)) = whole.filter(|(l, lits)| *l || lits.is_some()) {
+                    let seen = seen.expect("a run goes whole only on a triangle");
+                    let depths = &mut depths[..pixels.len()];
+                    triangle.depths(run.cols.clone(), depths);
+                    depth[pixels.clone()].copy_from_slice(depths);
+                    instance[pixels.clone()].fill(seen.target.instance as i32);
+                    class[pixels.clone()].fill(seen.target.label);
+                    if let (false, Some(lits)) = (labels_only, lits) {
+                        samples.uniform_run(UniformRun {
+                            first: pixels.start,
+                            dirs: &dirs,
+                            depths,
+                            normal: seen.target.normal,
+                            lits,
+                        });
+                    }
+                    return;
+                }
             }
-            let dir = m.x_axis * lens.column_x[col] + row_term + m.z_axis;
-            col += 1;
-            let seen = match hit {
-                // Directions the lens has none for see nothing.
-                Some(hit) if dir.is_finite() => {
-                    let key = (hit.instance, hit.triangle);
+            for ((q, col), &dir) in pixels.zip(run.cols.clone()).zip(&dirs) {
+                let hit = triangle.hit(col);
+                let seen = if dir.is_finite() {
                     if !matches!(last, Some((k, _)) if k == key) {
                         let seen = view
                             .target_of(&hit.to_hit())
@@ -231,16 +267,17 @@ impl<'a> Pass<'a> {
                     }
                     (last.as_ref())
                         .and_then(|(_, seen)| seen.as_ref())
-                        .map(|seen| (seen, hit))
+                        .map(|seen| (seen, &hit))
+                } else {
+                    None
+                };
+                if let Some((seen, hit)) = seen {
+                    depth[q] = hit.depth;
+                    instance[q] = seen.target.instance as i32;
+                    class[q] = seen.target.label;
                 }
-                _ => None,
-            };
-            if let Some((seen, hit)) = seen {
-                depth[q] = hit.depth;
-                instance[q] = seen.target.instance as i32;
-                class[q] = seen.target.label;
+                samples.one(q, dir, seen);
             }
-            sample(q, dir, seen);
         });
     }
 
@@ -362,6 +399,44 @@ impl<'a> Pass<'a> {
             let q = 3 * (p - first);
             rgb[q..q + 3].copy_from_slice(&linear_to_srgb_bytes(*c));
         }
+    }
+}
+
+/// What [`Pass::raster_pixels`] hands each pixel of a block, in row-major order: one pixel
+/// at a time, or a run of pixels on a triangle that looks the same all over.
+trait Samples<'a> {
+    /// Pixel `q` (in the block), seen along `dir` (of depth 1), and what it sees.
+    fn one(&mut self, q: usize, dir: Vec3A, seen: Option<(&SeenTriangle<'a>, &PixelHit<'_>)>);
+
+    /// A run of pixels on a triangle that looks the same all over.
+    fn uniform_run(&mut self, run: UniformRun<'_>);
+}
+
+/// Labels only: nothing to shade.
+impl Samples<'_> for () {
+    fn one(&mut self, _: usize, _: Vec3A, _: Option<(&SeenTriangle<'_>, &PixelHit<'_>)>) {}
+
+    fn uniform_run(&mut self, _: UniformRun<'_>) {}
+}
+
+/// Each pixel's light, waiting for the block's shadow rays and textures.
+struct Shading<'a> {
+    waiting: Vec<Lit>,
+    shader: Shader<'a>,
+}
+
+impl<'a> Samples<'a> for Shading<'a> {
+    #[inline(always)]
+    fn one(&mut self, q: usize, dir: Vec3A, seen: Option<(&SeenTriangle<'a>, &PixelHit<'_>)>) {
+        self.waiting.push(match seen {
+            Some((seen, hit)) => self.shader.shade(q, dir, seen, hit.depth, hit.uv()),
+            None => self.shader.sky(dir),
+        });
+    }
+
+    #[inline(always)]
+    fn uniform_run(&mut self, run: UniformRun<'_>) {
+        self.shader.shade_uniform_run(run, &mut self.waiting);
     }
 }
 

@@ -364,6 +364,20 @@ impl BandHits<'_> {
     /// terms.
     #[inline(always)]
     pub fn for_each(self, mut f: impl FnMut(usize, Option<&PixelHit<'_>>)) {
+        self.for_each_run(|run| match &run.triangle {
+            None => (run.first..run.first + run.cols.len()).for_each(|q| f(q, None)),
+            Some(triangle) => {
+                for (q, col) in (run.first..).zip(run.cols.clone()) {
+                    f(q, Some(&triangle.hit(col)));
+                }
+            }
+        });
+    }
+
+    /// Calls `f(run)` for every run of a row's neighbouring pixels that see the same triangle
+    /// (or nothing), in row-major order.
+    #[inline(always)]
+    pub fn for_each_run(self, mut f: impl FnMut(Run<'_>)) {
         let (triangles, setups, w) = (self.triangles, self.setups, self.width);
         let mut q = 0;
         for (row, nearest) in (self.first_row..).zip(self.nearest.chunks(w)) {
@@ -371,35 +385,85 @@ impl BandHits<'_> {
             for run in nearest.chunk_by(|a, b| a == b) {
                 let cols = first_col..first_col + run.len();
                 first_col = cols.end;
+                let first = q;
+                q += run.len();
                 // No triangle: `u32::MAX`, past the end.
                 let index = run[0] as usize;
-                let (Some(&t), Some(Some(setup))) = (triangles.get(index), setups.get(index))
-                else {
-                    for _ in cols {
-                        f(q, None);
-                        q += 1;
-                    }
-                    continue;
+                let triangle = match (triangles.get(index), setups.get(index)) {
+                    // Only pixels the triangle covers hold it: their edge values are all
+                    // non-negative (or ties it owns).
+                    (Some(&t), Some(Some(setup))) => Some(RunTriangle {
+                        t,
+                        setup,
+                        row_terms: setup.row_terms(row),
+                    }),
+                    _ => None,
                 };
-                // Only pixels the triangle covers hold it: their edge values are all
-                // non-negative (or ties it owns).
-                let row_terms = setup.row_terms(row);
-                for col in cols {
-                    let weights = setup.weights(t, &row_terms, col);
-                    // The weights sum to 1 / depth.
-                    let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
-                    let hit = PixelHit {
-                        depth: depth as f32,
-                        instance: t.instance,
-                        triangle: t.triangle,
-                        weights,
-                        exact_depth: depth,
-                        bary: &t.bary,
-                    };
-                    f(q, Some(&hit));
-                    q += 1;
-                }
+                f(Run {
+                    first,
+                    row,
+                    cols,
+                    triangle,
+                });
             }
+        }
+    }
+}
+
+/// Neighbouring pixels of one row of a band that see the same triangle, or nothing.
+pub struct Run<'b> {
+    /// Its first pixel's index in the band.
+    pub first: usize,
+    /// The image row.
+    pub row: usize,
+    /// The image columns.
+    pub cols: std::ops::Range<usize>,
+    /// What its pixels see, if anything.
+    pub triangle: Option<RunTriangle<'b>>,
+}
+
+/// The triangle a run sees, with its edges' terms for the run's row.
+pub struct RunTriangle<'b> {
+    t: &'b ScreenTriangle,
+    setup: &'b Setup,
+    row_terms: [f64; 3],
+}
+
+impl RunTriangle<'_> {
+    /// Scene instance.
+    pub fn instance(&self) -> u32 {
+        self.t.instance
+    }
+
+    /// Triangle of the instance's mesh.
+    pub fn triangle(&self) -> u32 {
+        self.t.triangle
+    }
+
+    /// What the pixel centre of column `col` (one of the run's) sees.
+    #[inline(always)]
+    pub fn hit(&self, col: usize) -> PixelHit<'_> {
+        let weights = self.setup.weights(self.t, &self.row_terms, col);
+        // The weights sum to 1 / depth.
+        let depth = 1.0 / (weights[0] + weights[1] + weights[2]);
+        PixelHit {
+            depth: depth as f32,
+            instance: self.t.instance,
+            triangle: self.t.triangle,
+            weights,
+            exact_depth: depth,
+            bary: &self.t.bary,
+        }
+    }
+
+    /// The depths of the pixel centres of columns `cols` (the run's), as [`RunTriangle::hit`]
+    /// gives them, into `out`: a loop of independent divisions the compiler lays out in
+    /// vectors.
+    #[inline(always)]
+    pub fn depths(&self, cols: std::ops::Range<usize>, out: &mut [f32]) {
+        for (depth, col) in out.iter_mut().zip(cols) {
+            let w = self.setup.weights(self.t, &self.row_terms, col);
+            *depth = (1.0 / (w[0] + w[1] + w[2])) as f32;
         }
     }
 }

@@ -154,6 +154,12 @@ pub(crate) struct SeenTriangle<'a> {
 }
 
 impl<'a> SeenTriangle<'a> {
+    /// For a triangle that looks the same all over, what its samples shade to seen in front
+    /// of its normal and from behind.
+    pub(crate) fn uniform(&self) -> Option<[Lit; 2]> {
+        self.uniform
+    }
+
     /// The triangle a sample's `target` is on; how it looks only if it is to be shaded (in
     /// `light`).
     pub(crate) fn new(
@@ -188,6 +194,18 @@ impl<'a> SeenTriangle<'a> {
             uniform,
         }
     }
+}
+
+/// Neighbouring samples `first..first + dirs.len()` on a triangle that looks the same all
+/// over, seen along `dirs` (of depth 1) at distances `depths`.
+pub(crate) struct UniformRun<'r> {
+    pub(crate) first: usize,
+    pub(crate) dirs: &'r [Vec3A],
+    pub(crate) depths: &'r [f32],
+    /// The triangle's geometric normal.
+    pub(crate) normal: Vec3A,
+    /// What it shades to (see [`SeenTriangle::uniform`]).
+    pub(crate) lits: [Lit; 2],
 }
 
 impl<'a> Shader<'a> {
@@ -306,6 +324,21 @@ impl<'a> Shader<'a> {
             self.push_shadow_ray(k, dir, t, facing);
         }
         (albedo, incidence)
+    }
+
+    /// The samples of `run`: what [`Shader::shade`] gives each, pushed onto `out`.
+    #[inline(always)]
+    pub(crate) fn shade_uniform_run(&mut self, run: UniformRun<'_>, out: &mut Vec<Lit>) {
+        let normal = run.normal;
+        for (k, (&dir, &t)) in run.dirs.iter().zip(run.depths).enumerate() {
+            let cos = normal.dot(dir);
+            let lit = run.lits[usize::from(cos > 0.0)];
+            if self.light.shadows && lit.1 > 0.0 {
+                let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
+                self.push_shadow_ray(run.first + k, dir, t, normal * toward_camera);
+            }
+            out.push(lit);
+        }
     }
 
     /// Samples the textures of the textured samples so far (`lit[k]` is sample `k`): their

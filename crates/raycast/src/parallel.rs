@@ -22,7 +22,7 @@
 //!   sign), the box test's exit is below 0, and a ray starting at `t_min >= 0` misses the box.
 
 use crate::ray::{Ray, Shear};
-use crate::scene::Scene;
+use crate::scene::{Scene, share_direction};
 use glam::{Affine3A, Vec3A};
 
 /// A leaf that is its mesh's whole tree (a mesh of a few triangles).
@@ -52,6 +52,10 @@ const HUGE: f32 = 256.0;
 /// Leaves of one instance tested together (their instance's set-up made once).
 const GROUP: usize = 16;
 
+/// Neighbouring rays over one cell that share its list in [`ParallelGrid::any_hit_run`] (at
+/// most a packet's).
+const RUN: usize = 16;
+
 /// The leaves over each cell of the plane across one direction.
 #[derive(Clone, Debug)]
 pub struct ParallelGrid {
@@ -80,7 +84,7 @@ pub struct ParallelGrid {
 }
 
 /// A leaf listed in a cell.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     instance: u32,
     /// `node << 2 | slot` of the leaf in the mesh's 4-wide tree, or [`ROOT_LEAF`].
@@ -241,12 +245,7 @@ impl ParallelGrid {
             start += n;
         }
         let mut next = counts.clone();
-        let blank = Entry {
-            instance: 0,
-            leaf: 0,
-            behind: [0.0; 3],
-        };
-        let mut entries = vec![blank; total];
+        let mut entries = vec![Entry::default(); total];
         for (entry, p) in prints {
             let [u0, u1, v0, v1] = self.span(p);
             for v in v0..=v1 {
@@ -276,24 +275,88 @@ impl ParallelGrid {
     /// Whether `ray` hits anything in `scene` (the scene the grid was made from, unchanged
     /// since), exactly as [`Scene::any_hit`] answers it.
     pub fn any_hit(&self, scene: &Scene, ray: &Ray) -> bool {
-        let within = ray.origin.abs().max_element() <= self.reach;
-        if ray.dir != self.dir || !within || ray.t_min.is_nan() || ray.t_min < 0.0 {
+        if !self.answers(ray) {
             return scene.any_hit(ray);
         }
+        if let Some(c) = self.cell_of(ray) {
+            let list = self.list(c);
+            if self.blocks(scene, ray, list) {
+                return true;
+            }
+        }
+        !self.everywhere.is_empty() && self.blocks(scene, ray, &self.everywhere)
+    }
+
+    /// `out[i] = self.any_hit(scene, &rays[i])`, for a run of neighbouring rays (a camera's
+    /// shadow rays in pixel order). Where the CPU tests sixteen rays a triangle at a time,
+    /// rays over one cell go [`RUN`] at a time: their cell's list is read once for them all, a
+    /// leaf whose box ends behind every one of their origins is passed over for them all (each
+    /// would pass over it), and the rest are tested on all of them together, instance by
+    /// instance (the instance's box, then the leaves' boxes and triangles, as
+    /// [`Scene::leaves_block`] tests one ray: the same answers).
+    pub fn any_hit_run(&self, scene: &Scene, rays: &[Ray], out: &mut [bool]) {
+        if !crate::mesh::sixteen_lanes() || !share_direction(self.dir, rays) {
+            for (out, ray) in out.iter_mut().zip(rays) {
+                *out = self.any_hit(scene, ray);
+            }
+            return;
+        }
+        // Made once for the run: the leaves ahead of some of a chunk's rays.
+        let mut ahead: Vec<Entry> = Vec::new();
+        for (rays, out) in rays.chunks(RUN).zip(out.chunks_mut(RUN)) {
+            let cell = |ray: &Ray| self.answers(ray).then(|| self.cell_of(ray)).flatten();
+            let first = rays.first().and_then(cell);
+            let Some(c) = first.filter(|_| rays[1..].iter().all(|ray| cell(ray) == first)) else {
+                for (out, ray) in out.iter_mut().zip(rays) {
+                    *out = self.any_hit(scene, ray);
+                }
+                continue;
+            };
+            // The least of each axis's signed origin over the rays: exact, as the per-ray
+            // comparisons are.
+            let nearest = (rays.iter())
+                .map(|ray| ray.origin * self.signs)
+                .fold(Vec3A::INFINITY, Vec3A::min);
+            let not_behind = |entry: &&Entry| !Vec3A::from_array(entry.behind).cmplt(nearest).any();
+            ahead.clear();
+            ahead.extend(self.list(c).iter().filter(not_behind).copied());
+            ahead.extend(self.everywhere.iter().filter(not_behind).copied());
+            let all = u32::MAX >> (32 - rays.len());
+            let mut blocked = 0;
+            for leaves in ahead.chunk_by(|a, b| a.instance == b.instance) {
+                let open = all & !blocked;
+                if open == 0 {
+                    break;
+                }
+                let leaf_codes = leaves.iter().map(|entry| entry.leaf);
+                blocked |= scene.leaves_block_run(leaves[0].instance, rays, open, leaf_codes);
+            }
+            for (k, out) in out.iter_mut().enumerate() {
+                *out = blocked >> k & 1 != 0;
+            }
+        }
+    }
+
+    /// Whether the grid answers for `ray` (else the walk does).
+    fn answers(&self, ray: &Ray) -> bool {
+        let within = ray.origin.abs().max_element() <= self.reach;
+        ray.dir == self.dir && within && !ray.t_min.is_nan() && ray.t_min >= 0.0
+    }
+
+    /// The cell under `ray`'s origin, if it is over the grid.
+    fn cell_of(&self, ray: &Ray) -> Option<usize> {
         let at = |axis: usize| {
             let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
             // Beyond the grid (or not finite): under no listed leaf's footprint. (Truncation
             // is the floor of a value not below 0, as `span` takes it.)
             (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)
         };
-        if let (Some(u), Some(v)) = (at(0), at(1)) {
-            let c = v * self.dims[0] + u;
-            let list = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
-            if self.blocks(scene, ray, list) {
-                return true;
-            }
-        }
-        !self.everywhere.is_empty() && self.blocks(scene, ray, &self.everywhere)
+        Some(at(1)? * self.dims[0] + at(0)?)
+    }
+
+    /// Cell `c`'s list.
+    fn list(&self, c: usize) -> &[Entry] {
+        &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 
     /// Whether one of the leaves of `list` blocks `ray`.

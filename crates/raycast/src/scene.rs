@@ -20,6 +20,7 @@ mod lanes;
 mod shadow;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
+pub(crate) use shadow::share_direction;
 use std::sync::Arc;
 
 /// Index of a mesh in a [`Scene`].

@@ -69,16 +69,30 @@ fn scene(rng: &mut ChaCha8Rng) -> Scene {
     scene
 }
 
+/// Rays from `origins` along `dir`, ray `i` with the range `range(i)` picks: 2 m, unbounded,
+/// or 10 km.
+fn rays_from(origins: &[Vec3A], dir: Vec3A, range: impl Fn(usize) -> usize) -> Vec<Ray> {
+    (origins.iter().enumerate())
+        .map(|(i, &o)| {
+            let t_max = [2.0, f32::INFINITY, 1e4][range(i).min(2)];
+            Ray::new(o, dir, 0.0, t_max).unwrap()
+        })
+        .collect()
+}
+
+/// Towards the suns: high, low, straight up (two zero components), level.
+const SUNS: [Vec3; 4] = [
+    Vec3::new(0.3, -0.2, 0.93),
+    Vec3::new(-0.5, 0.1, 0.3),
+    Vec3::new(0.0, 0.0, 1.0),
+    Vec3::new(1.0, 0.0, 0.0),
+];
+
 #[test]
 fn parallel_rays_answer_as_any_hit_from_surfaces_edges_and_corners() {
     let mut rng = ChaCha8Rng::seed_from_u64(41);
     let scene = scene(&mut rng);
-    for sun in [
-        Vec3::new(0.3, -0.2, 0.93),
-        Vec3::new(-0.5, 0.1, 0.3),
-        Vec3::new(0.0, 0.0, 1.0),
-        Vec3::new(1.0, 0.0, 0.0),
-    ] {
+    for sun in SUNS {
         let dir = Vec3A::from(sun.normalize());
         let grid = ParallelGrid::new(&scene, dir, ROOMY).unwrap();
         assert!(grid.entry_count() > 0);
@@ -112,16 +126,7 @@ fn parallel_rays_answer_as_any_hit_from_surfaces_edges_and_corners() {
                 }
             }
         }
-        let rays: Vec<Ray> = (origins.iter().enumerate())
-            .map(|(i, &o)| {
-                let t_max = match i % 5 {
-                    0 => 2.0,
-                    1 => f32::INFINITY,
-                    _ => 1e4,
-                };
-                Ray::new(o, dir, 0.0, t_max).unwrap()
-            })
-            .collect();
+        let rays = rays_from(&origins, dir, |i| i % 5);
         let walked: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
         let gridded: Vec<bool> = rays.iter().map(|r| grid.any_hit(&scene, r)).collect();
         let differ = (walked.iter().zip(&gridded))
@@ -208,4 +213,75 @@ fn other_rays_and_far_origins_take_the_walk_and_budgets_are_kept() {
     empty.commit();
     let none = ParallelGrid::new(&empty, dir, ROOMY).unwrap();
     assert!(!none.any_hit(&empty, &Ray::new(Vec3A::ZERO, dir, 0.0, 1e4).unwrap()));
+}
+
+/// Runs of neighbouring rays (a camera's shadow rays: origins a little apart along a line, on
+/// the floor, sloping up through the room, or passing by triangles' corners a hair apart),
+/// answered together: every answer is `Scene::any_hit`'s. A run of rays over one cell passes
+/// over a leaf only when it lies behind every one of their origins, so the slopes put leaves
+/// behind some of a run's origins and ahead of others.
+#[test]
+fn runs_of_neighbouring_rays_answer_as_any_hit() {
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    let scene = scene(&mut rng);
+    for sun in SUNS {
+        let dir = Vec3A::from(sun.normalize());
+        let grid = ParallelGrid::new(&scene, dir, ROOMY).unwrap();
+        let mut origins: Vec<Vec3A> = Vec::new();
+        for line in 0..400 {
+            let start = Vec3A::new(
+                rng.random_range(-8.5..8.5),
+                rng.random_range(-8.5..8.5),
+                if line % 2 == 0 {
+                    1e-4
+                } else {
+                    rng.random_range(-0.2..3.2)
+                },
+            );
+            let step = Vec3A::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                if line % 2 == 0 {
+                    0.0
+                } else {
+                    rng.random_range(-1.0..1.0)
+                },
+            ) * rng.random_range(0.001..0.03);
+            // Not a whole number of runs, so runs straddle lines.
+            origins.extend((0..37).map(|k| start + step * k as f32));
+        }
+        // Past the corners of triangles, a hair apart across the direction.
+        let across = dir.any_orthonormal_vector();
+        for k in 0..scene.instance_count() as u32 {
+            let inst = scene.instance(k);
+            let mesh = scene.mesh(inst.mesh);
+            for tri in mesh.triangles().iter().step_by(11) {
+                let a = inst
+                    .world_from_mesh
+                    .transform_point3a(mesh.vertices()[tri[0] as usize]);
+                let from = a - dir * rng.random_range(0.5..4.0);
+                origins.extend((-8..8).map(|k| from + across * (k as f32 * 1e-6)));
+            }
+        }
+        let rays = rays_from(&origins, dir, |i| (i / 37) % 3);
+        let walked: Vec<bool> = rays.iter().map(|r| scene.any_hit(r)).collect();
+        let mut together = vec![false; rays.len()];
+        grid.any_hit_run(&scene, &rays, &mut together);
+        let differ: Vec<usize> = (0..rays.len())
+            .filter(|&i| walked[i] != together[i])
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "{} of {} rays differ for {sun}, first {:?}",
+            differ.len(),
+            rays.len(),
+            differ.first().map(|&i| rays[i])
+        );
+        let blocked = walked.iter().filter(|&&b| b).count();
+        assert!(
+            blocked > 1000 && blocked < rays.len() - 1000,
+            "{blocked} of {} blocked",
+            rays.len()
+        );
+    }
 }

@@ -372,12 +372,7 @@ impl<'a> Shader<'a> {
         let mut blocked = vec![false; self.shadow_rays.len()];
         match self.sun_grid {
             // The same answers (`ParallelGrid::any_hit`), from the leaves under each origin.
-            Some(grid) => {
-                let scene = &self.view.built.scene;
-                for (blocked, ray) in blocked.iter_mut().zip(&self.shadow_rays) {
-                    *blocked = grid.any_hit(scene, ray);
-                }
-            }
+            Some(grid) => grid.any_hit_run(&self.view.built.scene, &self.shadow_rays, &mut blocked),
             None => self.view.blocked_run(&self.shadow_rays, &mut blocked),
         }
         for (&blocked, &k) in blocked.iter().zip(&self.shadow_of) {

@@ -19,7 +19,8 @@ use super::leaf16::{self, BoxRays, LeafRays};
 use super::{LocalHit, TraversalStack, TriangleMesh, next_up};
 use crate::beam::Extremes;
 use crate::packs::{PackHit, PackRay, intersect_pack, intersect_relative};
-use crate::ray::{Shear, smaller_or};
+use crate::parallel::ROOT_LEAF;
+use crate::ray::{Shear, intersect_box, smaller_or};
 use crate::wide::{Slot, decode};
 use glam::{Vec3A, Vec4};
 
@@ -178,6 +179,94 @@ impl TriangleMesh {
             let leaf = (pack as usize, 1);
             (setup.rays).test_leaf(&self.packs, leaf, rays.active, &mut t_far, true);
             setup.rays.hit_mask(rays.active)
+        })
+    }
+
+    /// The active rays of `rays` that a triangle of one of `leaves` blocks within their range
+    /// (leaves as the shadow grid lists them: `node << 2 | slot` in the 4-wide tree, or
+    /// [`ROOT_LEAF`]): a mask, the answers [`TriangleMesh::any_hit_in_leaves`] gives each ray.
+    /// The same tests: the root's box ray by ray, then each leaf's box and triangles as the
+    /// walk tests a leaf's, sixteen rays at a time where the CPU has AVX-512 (the operations
+    /// of the 4-wide node test, lane for lane).
+    pub(crate) fn leaves_block_packet(
+        &self,
+        leaves: impl Iterator<Item = u32>,
+        rays: &RayPacket,
+    ) -> u32 {
+        let Some(root) = self.wide.root_bounds else {
+            return 0;
+        };
+        // Each ray's test of the root's box, as `any_hit_in_leaves` makes it (its rounding of
+        // a ray along a face of the box is not the 4-lane tests').
+        let active = lanes(rays.active)
+            .filter(|&r| {
+                let inv = Vec3A::new(
+                    lane(&rays.inv_dir[0], r),
+                    lane(&rays.inv_dir[1], r),
+                    lane(&rays.inv_dir[2], r),
+                );
+                let (t_min, t_max) = (rays.t_min[r], rays.t_max[r]);
+                intersect_box(rays.origin(r), inv, t_min, t_max, root.min, root.max).is_some()
+            })
+            .fold(0, |mask, r| mask | 1 << r);
+        if active == 0 {
+            return 0;
+        }
+        let group = |values: &[f32; PACKET]| -> [Vec4; GROUPS] {
+            std::array::from_fn(|g| group_of(values, g))
+        };
+        // A leaf's box is entered by its ray's range (`any_hit_in_leaves` takes an entry up to
+        // one ulp past it, then passes over one past it: the same boxes).
+        let (t_min, t_max) = (group(&rays.t_min), group(&rays.t_max));
+        let box_rays = BoxRays {
+            origin: &rays.origin,
+            inv_dir: &rays.inv_dir,
+            t_min: &t_min,
+            t_max: &t_max,
+        };
+        let mut t_far = rays.t_max;
+        LEAF_SETUP.with_borrow_mut(|setup| {
+            // The packet being walked, if any, fills it afresh.
+            setup.ready = false;
+            let (mut filled, mut blocked) = (false, 0);
+            for leaf in leaves {
+                let open = active & !blocked;
+                if open == 0 {
+                    break;
+                }
+                let (range, reached) = if leaf == ROOT_LEAF {
+                    // A mesh that is one leaf: its root's box was its box.
+                    match self.wide.root_leaf {
+                        Some((first, count)) => ((first as usize, count as usize), open),
+                        None => continue,
+                    }
+                } else {
+                    let Some(n) = self.wide.nodes.get((leaf >> 2) as usize) else {
+                        continue;
+                    };
+                    let k = (leaf & 3) as usize;
+                    let Slot::Leaf(first, count) = decode(n.child[k]) else {
+                        continue;
+                    };
+                    let b = (
+                        [0, 1, 2].map(|a| n.min[a][k]),
+                        [0, 1, 2].map(|a| n.max[a][k]),
+                    );
+                    let (reached, _) = leaf16::reach_box(box_rays, open, b)
+                        .unwrap_or_else(|| reach_in_groups(box_rays, open, b));
+                    ((first, count), reached)
+                };
+                if reached == 0 {
+                    continue;
+                }
+                if !filled {
+                    setup.rays.fill(rays);
+                    filled = true;
+                }
+                (setup.rays).test_leaf(&self.packs, range, reached, &mut t_far, true);
+                blocked = setup.rays.hit_mask(active);
+            }
+            blocked
         })
     }
 

@@ -116,14 +116,35 @@ impl Scene {
         let Some(first) = run.first() else {
             return 0;
         };
-        // Bit for bit: equal, and of equal signs (a zero's sign changes an inverse; rays have
-        // no NaN).
-        let dir = first.dir;
-        let signs = dir.is_negative_bitmask();
-        let same = |d: Vec3A| d.cmpeq(dir).all() && d.is_negative_bitmask() == signs;
-        if run.len() > PACKET || !run.iter().all(|r| same(r.dir)) {
+        if run.len() > PACKET || !share_direction(first.dir, run) {
             return 0;
         }
+        let packet = self.run_packet(index, run, u32::MAX);
+        let inst = &self.instances[index as usize];
+        self.meshes[inst.mesh.0 as usize].pack_blocks(pack, &packet)
+    }
+
+    /// The rays of `run` (at most [`PACKET`], sharing one direction: [`share_direction`]) among
+    /// `open` that a triangle of `leaves` of instance `index`'s mesh blocks, as
+    /// [`Scene::leaves_block`] answers each (the instance's world box, then the leaves'
+    /// boxes and triangles), tested together: a mask.
+    pub(crate) fn leaves_block_run(
+        &self,
+        index: u32,
+        run: &[Ray],
+        open: u32,
+        leaves: impl Iterator<Item = u32>,
+    ) -> u32 {
+        let packet = self.run_packet(index, run, open);
+        let inst = &self.instances[index as usize];
+        self.meshes[inst.mesh.0 as usize].leaves_block_packet(leaves, &packet)
+    }
+
+    /// The rays of `run` (at most [`PACKET`], sharing one direction) among `open` that reach
+    /// instance `index`'s world box, as a packet in its mesh's frame, made as
+    /// [`Scene::instance_blocks`] makes each ray.
+    fn run_packet(&self, index: u32, run: &[Ray], open: u32) -> RayPacket {
+        let dir = run.first().map_or(Vec3A::X, |ray| ray.dir);
         let world_box = &self.top.boxes[index as usize];
         let inst = &self.instances[index as usize];
         // What `instance_blocks` makes for each ray, once.
@@ -141,6 +162,9 @@ impl Scene {
             beam: None,
         };
         for (r, ray) in run.iter().enumerate() {
+            if open >> r & 1 == 0 {
+                continue;
+            }
             let (t_min, t_max) = (ray.t_min, ray.t_max);
             if intersect_box(ray.origin, inv, t_min, t_max, world_box.min, world_box.max).is_none()
             {
@@ -155,6 +179,14 @@ impl Scene {
         }
         packet.origin =
             origin.map(|axis| std::array::from_fn(|g| Vec4::from_slice(&axis[4 * g..])));
-        self.meshes[inst.mesh.0 as usize].pack_blocks(pack, &packet)
+        packet
     }
+}
+
+/// Whether every ray of `run` goes along `dir` bit for bit: equal, and of equal signs (a
+/// zero's sign changes an inverse; rays have no NaN).
+pub(crate) fn share_direction(dir: Vec3A, run: &[Ray]) -> bool {
+    let signs = dir.is_negative_bitmask();
+    run.iter()
+        .all(|r| r.dir.cmpeq(dir).all() && r.dir.is_negative_bitmask() == signs)
 }

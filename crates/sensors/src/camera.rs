@@ -236,15 +236,15 @@ impl<'a> Pass<'a> {
                     last = Some((key, seen));
                 }
                 let seen = last.as_ref().and_then(|(_, seen)| seen.as_ref());
-                let whole = seen.map(|seen| (light.is_none(), seen.uniform()));
-                if let Some((labels_only, lits)) = whole.filter(|(l, lits)| *l || lits.is_some()) {
-                    let seen = seen.expect("a run goes whole only on a triangle");
+                // Labels only, or a triangle that looks the same all over.
+                let whole = seen.filter(|seen| light.is_none() || seen.uniform().is_some());
+                if let Some(seen) = whole {
                     let depths = &mut depths[..pixels.len()];
                     triangle.depths(run.cols.clone(), depths);
                     depth[pixels.clone()].copy_from_slice(depths);
                     instance[pixels.clone()].fill(seen.target.instance as i32);
                     class[pixels.clone()].fill(seen.target.label);
-                    if let (false, Some(lits)) = (labels_only, lits) {
+                    if let (Some(_), Some(lits)) = (light, seen.uniform()) {
                         samples.uniform_run(UniformRun {
                             first: pixels.start,
                             dirs: &dirs,

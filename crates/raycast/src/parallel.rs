@@ -304,19 +304,12 @@ impl ParallelGrid {
         // Made once for the run: the leaves ahead of some of a chunk's rays.
         let mut ahead: Vec<Entry> = Vec::new();
         for (rays, out) in rays.chunks(RUN).zip(out.chunks_mut(RUN)) {
-            let cell = |ray: &Ray| self.answers(ray).then(|| self.cell_of(ray)).flatten();
-            let first = rays.first().and_then(cell);
-            let Some(c) = first.filter(|_| rays[1..].iter().all(|ray| cell(ray) == first)) else {
+            let Some((c, nearest)) = self.shared_cell(rays) else {
                 for (out, ray) in out.iter_mut().zip(rays) {
                     *out = self.any_hit(scene, ray);
                 }
                 continue;
             };
-            // The least of each axis's signed origin over the rays: exact, as the per-ray
-            // comparisons are.
-            let nearest = (rays.iter())
-                .map(|ray| ray.origin * self.signs)
-                .fold(Vec3A::INFINITY, Vec3A::min);
             let not_behind = |entry: &&Entry| !Vec3A::from_array(entry.behind).cmplt(nearest).any();
             ahead.clear();
             ahead.extend(self.list(c).iter().filter(not_behind).copied());
@@ -337,6 +330,62 @@ impl ParallelGrid {
         }
     }
 
+    /// The cell under every ray of `rays` (at most [`RUN`], along the grid's direction), if
+    /// they share one and the grid answers for each, with the least of each axis's signed
+    /// origin over them. [`ParallelGrid::answers`] and [`ParallelGrid::cell_of`] for all the
+    /// rays at once, without their branches, in a loop the compiler lays out in vectors: the
+    /// first ray's cell is `(u0, v0)`, and another's the same exactly when its coordinates lie
+    /// in `[u0, u0 + 1)` and `[v0, v0 + 1)` (whole numbers below 2^24 are exact in `f32`).
+    /// For finite origins these are `cell_of`'s operations (glam's dot product sums
+    /// `(x + y) + z`; a maximum or a minimum does not depend on the order it is taken in).
+    fn shared_cell(&self, rays: &[Ray]) -> Option<(usize, Vec3A)> {
+        let first = rays.first().filter(|_| rays.len() <= RUN)?;
+        let [u0, v0] = [0, 1].map(|axis| self.cell_coordinate(first, axis));
+        let (u0, v0) = (u0?, v0?);
+        if u0.max(v0) >= 1 << 24 {
+            return None;
+        }
+        // Unused lanes repeat the first ray.
+        let mut origins = [[0.0f32; RUN]; 3];
+        let mut range_ok = true;
+        for k in 0..RUN {
+            let ray = rays.get(k).unwrap_or(first);
+            for (axis, lanes) in origins.iter_mut().enumerate() {
+                lanes[k] = ray.origin[axis];
+            }
+            range_ok &= !ray.t_min.is_nan() && ray.t_min >= 0.0;
+        }
+        let [xs, ys, zs] = &origins;
+        let ([ux, uy, uz], [vx, vy, vz]) = (self.across[0].to_array(), self.across[1].to_array());
+        let [cu, cv] = self.corner;
+        let (u_lo, v_lo) = (u0 as f32, v0 as f32);
+        let (u_hi, v_hi) = (u_lo + 1.0, v_lo + 1.0);
+        let [sx, sy, sz] = self.signs.to_array();
+        let mut same = [false; RUN];
+        let mut nearest = [[f32::INFINITY; RUN]; 3];
+        for k in 0..RUN {
+            let (x, y, z) = (xs[k], ys[k], zs[k]);
+            let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+            let finite = ax < f32::INFINITY && ay < f32::INFINITY && az < f32::INFINITY;
+            let within = ax.max(ay).max(az) <= self.reach;
+            let u = (((x * ux + y * uy) + z * uz) - cu) * self.inv_cell;
+            let v = (((x * vx + y * vy) + z * vz) - cv) * self.inv_cell;
+            let cell = u_lo <= u && u < u_hi && v_lo <= v && v < v_hi;
+            same[k] = finite && within && cell;
+            nearest[0][k] = x * sx;
+            nearest[1][k] = y * sy;
+            nearest[2][k] = z * sz;
+        }
+        if !range_ok || !same.iter().all(|&same| same) {
+            return None;
+        }
+        // (`minps`'s choice: the origins are finite, and where two differ only in a zero's
+        // sign the comparisons with them agree.)
+        let least = nearest
+            .map(|lanes| (lanes.into_iter()).fold(f32::INFINITY, |m, v| if v < m { v } else { m }));
+        Some((v0 * self.dims[0] + u0, Vec3A::from_array(least)))
+    }
+
     /// Whether the grid answers for `ray` (else the walk does).
     fn answers(&self, ray: &Ray) -> bool {
         let within = ray.origin.abs().max_element() <= self.reach;
@@ -345,13 +394,16 @@ impl ParallelGrid {
 
     /// The cell under `ray`'s origin, if it is over the grid.
     fn cell_of(&self, ray: &Ray) -> Option<usize> {
-        let at = |axis: usize| {
-            let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
-            // Beyond the grid (or not finite): under no listed leaf's footprint. (Truncation
-            // is the floor of a value not below 0, as `span` takes it.)
-            (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)
-        };
-        Some(at(1)? * self.dims[0] + at(0)?)
+        Some(self.cell_coordinate(ray, 1)? * self.dims[0] + self.cell_coordinate(ray, 0)?)
+    }
+
+    /// The column (`axis` 0) or row (1) of the cell under `ray`'s origin, if it is over the
+    /// grid.
+    fn cell_coordinate(&self, ray: &Ray, axis: usize) -> Option<usize> {
+        let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
+        // Beyond the grid (or not finite): under no listed leaf's footprint. (Truncation is
+        // the floor of a value not below 0, as `span` takes it.)
+        (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)
     }
 
     /// Cell `c`'s list.

@@ -295,18 +295,72 @@ impl ParallelGrid {
     /// instance (the instance's box, then the leaves' boxes and triangles, as
     /// [`Scene::leaves_block`] tests one ray: the same answers).
     pub fn any_hit_run(&self, scene: &Scene, rays: &[Ray], out: &mut [bool]) {
+        let n = rays.len().min(out.len());
         if !crate::mesh::sixteen_lanes() || !share_direction(self.dir, rays) {
             for (out, ray) in out.iter_mut().zip(rays) {
                 *out = self.any_hit(scene, ray);
             }
             return;
         }
-        // Made once for the run: the leaves ahead of some of a chunk's rays.
+        self.any_hit_chunks(scene, n, |k| rays[k], out);
+    }
+
+    /// [`ParallelGrid::any_hit_run`] for the rays along the grid's direction from `origins`
+    /// (given axis by axis), each over `t_min..=t_max`: `out[i]` answers the ray from origin
+    /// `i`. The rays are made whole only where a test needs them so.
+    pub fn any_hit_from(
+        &self,
+        scene: &Scene,
+        [xs, ys, zs]: [&[f32]; 3],
+        (t_min, t_max): (f32, f32),
+        out: &mut [bool],
+    ) {
+        let n = out.len().min(xs.len()).min(ys.len()).min(zs.len());
+        let ray = |k: usize| Ray {
+            origin: Vec3A::new(xs[k], ys[k], zs[k]),
+            dir: self.dir,
+            t_min,
+            t_max,
+        };
+        if !crate::mesh::sixteen_lanes() {
+            for (k, out) in out[..n].iter_mut().enumerate() {
+                *out = self.any_hit(scene, &ray(k));
+            }
+            return;
+        }
+        self.any_hit_chunks(scene, n, ray, out);
+    }
+
+    /// `out[k]` for the `n` rays `ray(k)` along the grid's direction, [`RUN`] at a time (see
+    /// [`ParallelGrid::any_hit_run`]).
+    fn any_hit_chunks(
+        &self,
+        scene: &Scene,
+        n: usize,
+        ray: impl Fn(usize) -> Ray,
+        out: &mut [bool],
+    ) {
+        // Made once for the run: the leaves ahead of some of a chunk's rays, and the chunk's
+        // rays when a leaf is.
         let mut ahead: Vec<Entry> = Vec::new();
-        for (rays, out) in rays.chunks(RUN).zip(out.chunks_mut(RUN)) {
-            let Some((c, nearest)) = self.shared_cell(rays) else {
-                for (out, ray) in out.iter_mut().zip(rays) {
-                    *out = self.any_hit(scene, ray);
+        let mut run: Vec<Ray> = Vec::with_capacity(RUN);
+        for start in (0..n).step_by(RUN) {
+            let chunk = start..(start + RUN).min(n);
+            let out = &mut out[chunk.clone()];
+            // The origins lane by lane (unused lanes repeat the first ray), and whether every
+            // ray's range is one the grid answers for.
+            let mut origins = [[0.0f32; RUN]; 3];
+            let mut range_ok = true;
+            for k in 0..RUN {
+                let ray = ray(if k < chunk.len() { start + k } else { start });
+                for (axis, lanes) in origins.iter_mut().enumerate() {
+                    lanes[k] = ray.origin[axis];
+                }
+                range_ok &= !ray.t_min.is_nan() && ray.t_min >= 0.0;
+            }
+            let Some((c, nearest)) = self.shared_cell(&origins).filter(|_| range_ok) else {
+                for (out, k) in out.iter_mut().zip(chunk) {
+                    *out = self.any_hit(scene, &ray(k));
                 }
                 continue;
             };
@@ -314,7 +368,13 @@ impl ParallelGrid {
             ahead.clear();
             ahead.extend(self.list(c).iter().filter(not_behind).copied());
             ahead.extend(self.everywhere.iter().filter(not_behind).copied());
-            let all = u32::MAX >> (32 - rays.len());
+            out.fill(false);
+            if ahead.is_empty() {
+                continue;
+            }
+            run.clear();
+            run.extend(chunk.map(&ray));
+            let all = u32::MAX >> (32 - run.len());
             let mut blocked = 0;
             for leaves in ahead.chunk_by(|a, b| a.instance == b.instance) {
                 let open = all & !blocked;
@@ -322,7 +382,7 @@ impl ParallelGrid {
                     break;
                 }
                 let leaf_codes = leaves.iter().map(|entry| entry.leaf);
-                blocked |= scene.leaves_block_run(leaves[0].instance, rays, open, leaf_codes);
+                blocked |= scene.leaves_block_run(leaves[0].instance, &run, open, leaf_codes);
             }
             for (k, out) in out.iter_mut().enumerate() {
                 *out = blocked >> k & 1 != 0;
@@ -330,32 +390,23 @@ impl ParallelGrid {
         }
     }
 
-    /// The cell under every ray of `rays` (at most [`RUN`], along the grid's direction), if
-    /// they share one and the grid answers for each, with the least of each axis's signed
-    /// origin over them. [`ParallelGrid::answers`] and [`ParallelGrid::cell_of`] for all the
-    /// rays at once, without their branches, in a loop the compiler lays out in vectors: the
-    /// first ray's cell is `(u0, v0)`, and another's the same exactly when its coordinates lie
-    /// in `[u0, u0 + 1)` and `[v0, v0 + 1)` (whole numbers below 2^24 are exact in `f32`).
-    /// For finite origins these are `cell_of`'s operations (glam's dot product sums
-    /// `(x + y) + z`; a maximum or a minimum does not depend on the order it is taken in).
-    fn shared_cell(&self, rays: &[Ray]) -> Option<(usize, Vec3A)> {
-        let first = rays.first().filter(|_| rays.len() <= RUN)?;
+    /// The cell under every one of a chunk's origins (given lane by lane, along the grid's
+    /// direction), if they share one and the grid answers for each (their ranges aside), with
+    /// the least of each axis's signed origin over them. [`ParallelGrid::answers`] and
+    /// [`ParallelGrid::cell_of`] for all the lanes at once, without their branches, in a loop
+    /// the compiler lays out in vectors: the first lane's cell is `(u0, v0)`, and another's
+    /// the same exactly when its coordinates lie in `[u0, u0 + 1)` and `[v0, v0 + 1)` (whole
+    /// numbers below 2^24 are exact in `f32`). For finite origins these are `cell_of`'s
+    /// operations (glam's dot product sums `(x + y) + z`; a maximum or a minimum does not
+    /// depend on the order it is taken in).
+    fn shared_cell(&self, origins: &[[f32; RUN]; 3]) -> Option<(usize, Vec3A)> {
+        let [xs, ys, zs] = origins;
+        let first = Vec3A::new(xs[0], ys[0], zs[0]);
         let [u0, v0] = [0, 1].map(|axis| self.cell_coordinate(first, axis));
         let (u0, v0) = (u0?, v0?);
         if u0.max(v0) >= 1 << 24 {
             return None;
         }
-        // Unused lanes repeat the first ray.
-        let mut origins = [[0.0f32; RUN]; 3];
-        let mut range_ok = true;
-        for k in 0..RUN {
-            let ray = rays.get(k).unwrap_or(first);
-            for (axis, lanes) in origins.iter_mut().enumerate() {
-                lanes[k] = ray.origin[axis];
-            }
-            range_ok &= !ray.t_min.is_nan() && ray.t_min >= 0.0;
-        }
-        let [xs, ys, zs] = &origins;
         let ([ux, uy, uz], [vx, vy, vz]) = (self.across[0].to_array(), self.across[1].to_array());
         let [cu, cv] = self.corner;
         let (u_lo, v_lo) = (u0 as f32, v0 as f32);
@@ -376,7 +427,7 @@ impl ParallelGrid {
             nearest[1][k] = y * sy;
             nearest[2][k] = z * sz;
         }
-        if !range_ok || !same.iter().all(|&same| same) {
+        if !same.iter().all(|&same| same) {
             return None;
         }
         // (`minps`'s choice: the origins are finite, and where two differ only in a zero's
@@ -394,13 +445,13 @@ impl ParallelGrid {
 
     /// The cell under `ray`'s origin, if it is over the grid.
     fn cell_of(&self, ray: &Ray) -> Option<usize> {
-        Some(self.cell_coordinate(ray, 1)? * self.dims[0] + self.cell_coordinate(ray, 0)?)
+        let [u, v] = [0, 1].map(|axis| self.cell_coordinate(ray.origin, axis));
+        Some(v? * self.dims[0] + u?)
     }
 
-    /// The column (`axis` 0) or row (1) of the cell under `ray`'s origin, if it is over the
-    /// grid.
-    fn cell_coordinate(&self, ray: &Ray, axis: usize) -> Option<usize> {
-        let value = (ray.origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
+    /// The column (`axis` 0) or row (1) of the cell under `origin`, if it is over the grid.
+    fn cell_coordinate(&self, origin: Vec3A, axis: usize) -> Option<usize> {
+        let value = (origin.dot(self.across[axis]) - self.corner[axis]) * self.inv_cell;
         // Beyond the grid (or not finite): under no listed leaf's footprint. (Truncation is
         // the floor of a value not below 0, as `span` takes it.)
         (value >= 0.0 && value < self.dims[axis] as f32).then_some(value as usize)

@@ -283,5 +283,20 @@ fn runs_of_neighbouring_rays_answer_as_any_hit() {
             "{blocked} of {} blocked",
             rays.len()
         );
+        // The same rays given as their origins, axis by axis, one range at a time.
+        let axes = [0, 1, 2].map(|a| origins.iter().map(|o| o[a]).collect::<Vec<f32>>());
+        for t_max in [2.0, f32::INFINITY, 1e4] {
+            let mut from = vec![false; origins.len()];
+            let [xs, ys, zs] = &axes;
+            grid.any_hit_from(&scene, [xs, ys, zs], (0.0, t_max), &mut from);
+            for (i, &o) in origins.iter().enumerate() {
+                let ray = Ray::new(o, dir, 0.0, t_max).unwrap();
+                assert_eq!(
+                    from[i],
+                    scene.any_hit(&ray),
+                    "{ray:?} from its origin, {sun}"
+                );
+            }
+        }
     }
 }

@@ -214,6 +214,8 @@ impl<'a> Pass<'a> {
         // the same sums with `Y y` found once per run.
         let m = &self.world_from_optical.matrix3;
         let (mut dirs, mut depths) = (Vec::with_capacity(w), vec![0.0f32; w]);
+        // A run's directions axis by axis, for loops the compiler lays out in vectors.
+        let mut run_dirs: [Vec<f32>; 3] = std::array::from_fn(|_| Vec::with_capacity(w));
         raster.for_each_run(|run| {
             let row_term = m.y_axis * rows.get(run.row - first_row).copied().unwrap_or(0.0);
             let dir_of = |col: usize| m.x_axis * lens.column_x[col] + row_term + m.z_axis;
@@ -224,11 +226,16 @@ impl<'a> Pass<'a> {
                 }
                 return;
             };
-            dirs.clear();
-            dirs.extend(run.cols.clone().map(dir_of));
+            // `dir_of`'s sums, axis by axis: the same values.
+            let xs = &lens.column_x[run.cols.clone()];
+            for (axis, out) in run_dirs.iter_mut().enumerate() {
+                let (x_axis, row, z_axis) = (m.x_axis[axis], row_term[axis], m.z_axis[axis]);
+                out.clear();
+                out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
+            }
             let key = (triangle.instance(), triangle.triangle());
             // Directions the lens has none for see nothing (pixel by pixel, below).
-            if dirs.iter().all(|d| d.is_finite()) {
+            if run_dirs.iter().flatten().all(|d| d.is_finite()) {
                 if !matches!(last, Some((k, _)) if k == key) {
                     let seen = view
                         .target_of(&triangle.hit(run.cols.start).to_hit())
@@ -245,9 +252,10 @@ impl<'a> Pass<'a> {
                     instance[pixels.clone()].fill(seen.target.instance as i32);
                     class[pixels.clone()].fill(seen.target.label);
                     if let (Some(_), Some(lits)) = (light, seen.uniform()) {
+                        let [xs, ys, zs] = &run_dirs;
                         samples.uniform_run(UniformRun {
                             first: pixels.start,
-                            dirs: &dirs,
+                            dirs: [xs, ys, zs],
                             depths,
                             normal: seen.target.normal,
                             lits,
@@ -256,6 +264,9 @@ impl<'a> Pass<'a> {
                     return;
                 }
             }
+            let [xs, ys, zs] = &run_dirs;
+            dirs.clear();
+            dirs.extend((xs.iter().zip(ys).zip(zs)).map(|((&x, &y), &z)| Vec3A::new(x, y, z)));
             for ((q, col), &dir) in pixels.zip(run.cols.clone()).zip(&dirs) {
                 let hit = triangle.hit(col);
                 let seen = if dir.is_finite() {

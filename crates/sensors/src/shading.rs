@@ -8,10 +8,13 @@
 
 use crate::SceneView;
 use glam::Vec3A;
-use passerby_raycast::{GridBudget, ParallelGrid, Ray};
+use passerby_raycast::{GridBudget, ParallelGrid};
 use passerby_scene::TriangleLook;
 use passerby_scene::appearance::TexturePoint;
 use passerby_world::World;
+use sun_rays::SunRays;
+
+mod sun_rays;
 
 /// The world's light as cameras use it.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,14 +132,14 @@ pub(crate) struct Shader<'a> {
     /// Neighbouring samples mostly share a triangle: what it is and how it looks are found
     /// once.
     last_seen: Option<((u32, u32), SeenTriangle<'a>)>,
-    shadow_rays: Vec<Ray>,
-    /// The sample each shadow ray belongs to.
-    shadow_of: Vec<usize>,
+    shadow_rays: SunRays,
     /// The textured samples so far, to be sampled together (`sample_textures`): each
     /// sample's index, its footprint and where its texture is read. Sampling as each is
     /// shaded makes too long a chain of dependent steps for the processor to overlap the next
     /// sample's work with it.
     texture_points: Vec<(u32, f32, TexturePoint<'a>)>,
+    /// Which samples of a uniform run see the back of its triangle (kept for the next run).
+    run_backs: Vec<bool>,
 }
 
 /// What the samples that see one triangle share: what it is (as a ray reports it, its
@@ -200,7 +203,8 @@ impl<'a> SeenTriangle<'a> {
 /// over, seen along `dirs` (of depth 1) at distances `depths`.
 pub(crate) struct UniformRun<'r> {
     pub(crate) first: usize,
-    pub(crate) dirs: &'r [Vec3A],
+    /// The directions' x, y and z.
+    pub(crate) dirs: [&'r [f32]; 3],
     pub(crate) depths: &'r [f32],
     /// The triangle's geometric normal.
     pub(crate) normal: Vec3A,
@@ -222,9 +226,9 @@ impl<'a> Shader<'a> {
             sun_grid,
             pixel_width,
             last_seen: None,
-            shadow_rays: Vec::new(),
-            shadow_of: Vec::new(),
+            shadow_rays: SunRays::new(light.to_sun),
             texture_points: Vec::new(),
+            run_backs: Vec::new(),
         }
     }
 
@@ -233,7 +237,6 @@ impl<'a> Shader<'a> {
     pub(crate) fn with_room(mut self, samples: usize) -> Shader<'a> {
         if self.light.shadows {
             self.shadow_rays.reserve(samples);
-            self.shadow_of.reserve(samples);
         }
         self.texture_points.reserve(samples / 2);
         self
@@ -326,18 +329,28 @@ impl<'a> Shader<'a> {
         (albedo, incidence)
     }
 
-    /// The samples of `run`: what [`Shader::shade`] gives each, pushed onto `out`.
+    /// The samples of `run`: what [`Shader::shade`] gives each, pushed onto `out`, and the
+    /// shadow rays it would queue. `shade`'s operations, axis by axis in loops the compiler
+    /// lays out in vectors (glam's dot product sums `(x + y) + z`): the same values.
     #[inline(always)]
     pub(crate) fn shade_uniform_run(&mut self, run: UniformRun<'_>, out: &mut Vec<Lit>) {
-        let normal = run.normal;
-        for (k, (&dir, &t)) in run.dirs.iter().zip(run.depths).enumerate() {
-            let cos = normal.dot(dir);
-            let lit = run.lits[usize::from(cos > 0.0)];
-            if self.light.shadows && lit.1 > 0.0 {
-                let toward_camera = if cos > 0.0 { -1.0 } else { 1.0 };
-                self.push_shadow_ray(run.first + k, dir, t, normal * toward_camera);
-            }
-            out.push(lit);
+        let ([xs, ys, zs], normal) = (run.dirs, run.normal);
+        // Which side of the triangle each sample sees (`cos > 0`: its back).
+        let backs = &mut self.run_backs;
+        backs.clear();
+        backs.extend(
+            (xs.iter().zip(ys).zip(zs))
+                .map(|((&x, &y), &z)| (normal.x * x + normal.y * y) + normal.z * z > 0.0),
+        );
+        out.extend(backs.iter().map(|&back| run.lits[usize::from(back)]));
+        let lit = run.lits.map(|lit| lit.1 > 0.0);
+        if self.light.shadows && (lit[0] || lit[1]) {
+            (self.shadow_rays).push_run(
+                (self.origin, run.first),
+                (run.dirs, run.depths),
+                (normal, backs),
+                lit,
+            );
         }
     }
 
@@ -353,34 +366,13 @@ impl<'a> Shader<'a> {
     /// `facing` the camera.
     #[inline(always)]
     fn push_shadow_ray(&mut self, k: usize, dir: Vec3A, t: f32, facing: Vec3A) {
-        let origin = self.origin;
-        let point = origin + dir * t;
-        // Off the surface by more than the hit's rounding error at its distance.
-        let lift = 1e-4 + 1e-5 * (point - origin).length();
-        if let Ok(ray) = Ray::new(point + facing * lift, self.light.to_sun, 0.0, 1e4) {
-            self.shadow_rays.push(ray);
-            self.shadow_of.push(k);
-        }
+        (self.shadow_rays).push(k, (self.origin, dir, t), facing);
     }
 
     /// Traces the shadow rays of the samples so far and takes the sun from those it misses
     /// (`lit[k]` is sample `k`).
     pub(crate) fn darken_shadowed(&mut self, lit: &mut [Lit]) {
-        if self.shadow_rays.is_empty() {
-            return;
-        }
-        let mut blocked = vec![false; self.shadow_rays.len()];
-        match self.sun_grid {
-            // The same answers (`ParallelGrid::any_hit`), from the leaves under each origin.
-            Some(grid) => grid.any_hit_run(&self.view.built.scene, &self.shadow_rays, &mut blocked),
-            None => self.view.blocked_run(&self.shadow_rays, &mut blocked),
-        }
-        for (&blocked, &k) in blocked.iter().zip(&self.shadow_of) {
-            if blocked {
-                lit[k].1 = 0.0;
-            }
-        }
-        self.shadow_rays.clear();
-        self.shadow_of.clear();
+        let scene = &self.view.built.scene;
+        (self.shadow_rays).trace(scene, self.sun_grid, |k| lit[k].1 = 0.0);
     }
 }

@@ -8,6 +8,9 @@ use passerby_raycast::{ParallelGrid, Ray};
 /// How far a shadow ray looks for a blocker, metres.
 const RANGE: (f32, f32) = (0.0, 1e4);
 
+/// Rays made whole at once where they are traced as rays (192 KB of them).
+const STRETCH: usize = 4096;
+
 /// Shadow rays towards `to_sun`, in the order they were queued.
 pub(crate) struct SunRays {
     to_sun: Vec3A,
@@ -62,7 +65,10 @@ impl SunRays {
         (normal, backs): (Vec3A, &[bool]),
         wanted: [bool; 2],
     ) {
-        let n = depths.len().min(backs.len());
+        let n = (depths.len().min(backs.len()))
+            .min(xs.len())
+            .min(ys.len())
+            .min(zs.len());
         // (A run mostly sees one side of its triangle: when that side is unlit, none.)
         if !self.usable || !backs[..n].iter().any(|&back| wanted[usize::from(back)]) {
             return;
@@ -130,18 +136,22 @@ impl SunRays {
             Some(grid) if bits(grid.dir()) == bits(self.to_sun) => {
                 grid.any_hit_from(scene, [xs, ys, zs], RANGE, &mut blocked)
             }
+            // Made whole a stretch at a time (each ray's answer does not depend on the
+            // stretches), so that they are still in cache when traced.
             _ => {
-                let rays: Vec<Ray> = (0..n)
-                    .map(|k| Ray {
+                let mut rays = Vec::with_capacity(STRETCH.min(n));
+                for (start, blocked) in (0..n).step_by(STRETCH).zip(blocked.chunks_mut(STRETCH)) {
+                    rays.clear();
+                    rays.extend((start..start + blocked.len()).map(|k| Ray {
                         origin: Vec3A::new(xs[k], ys[k], zs[k]),
                         dir: self.to_sun,
                         t_min: RANGE.0,
                         t_max: RANGE.1,
-                    })
-                    .collect();
-                match grid {
-                    Some(grid) => grid.any_hit_run(scene, &rays, &mut blocked),
-                    None => scene.any_hit_run(&rays, &mut blocked),
+                    }));
+                    match grid {
+                        Some(grid) => grid.any_hit_run(scene, &rays, blocked),
+                        None => scene.any_hit_run(&rays, blocked),
+                    }
                 }
             }
         }

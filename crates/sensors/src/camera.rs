@@ -213,7 +213,7 @@ impl<'a> Pass<'a> {
         // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
         // the same sums with `Y y` found once per run.
         let m = &self.world_from_optical.matrix3;
-        let (mut dirs, mut depths) = (Vec::with_capacity(w), vec![0.0f32; w]);
+        let mut depths = vec![0.0f32; w];
         // A run's directions axis by axis, for loops the compiler lays out in vectors.
         let mut run_dirs: [Vec<f32>; 3] = std::array::from_fn(|_| Vec::with_capacity(w));
         raster.for_each_run(|run| {
@@ -226,26 +226,25 @@ impl<'a> Pass<'a> {
                 }
                 return;
             };
-            // `dir_of`'s sums, axis by axis: the same values.
-            let xs = &lens.column_x[run.cols.clone()];
-            for (axis, out) in run_dirs.iter_mut().enumerate() {
-                let (x_axis, row, z_axis) = (m.x_axis[axis], row_term[axis], m.z_axis[axis]);
-                out.clear();
-                out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
-            }
             let key = (triangle.instance(), triangle.triangle());
-            // Directions the lens has none for see nothing (pixel by pixel, below).
-            if run_dirs.iter().flatten().all(|d| d.is_finite()) {
-                if !matches!(last, Some((k, _)) if k == key) {
-                    let seen = view
-                        .target_of(&triangle.hit(run.cols.start).to_hit())
-                        .map(|target| SeenTriangle::new(view, target, light));
-                    last = Some((key, seen));
+            if !matches!(last, Some((k, _)) if k == key) {
+                let seen = view
+                    .target_of(&triangle.hit(run.cols.start).to_hit())
+                    .map(|target| SeenTriangle::new(view, target, light));
+                last = Some((key, seen));
+            }
+            let seen = last.as_ref().and_then(|(_, seen)| seen.as_ref());
+            // Labels only, or a triangle that looks the same all over: the run is finished
+            // whole, unless the lens has no direction for one of its pixels.
+            if let Some(seen) = seen.filter(|seen| light.is_none() || seen.uniform().is_some()) {
+                // `dir_of`'s sums, axis by axis: the same values.
+                let xs = &lens.column_x[run.cols.clone()];
+                for (axis, out) in run_dirs.iter_mut().enumerate() {
+                    let (x_axis, row, z_axis) = (m.x_axis[axis], row_term[axis], m.z_axis[axis]);
+                    out.clear();
+                    out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
                 }
-                let seen = last.as_ref().and_then(|(_, seen)| seen.as_ref());
-                // Labels only, or a triangle that looks the same all over.
-                let whole = seen.filter(|seen| light.is_none() || seen.uniform().is_some());
-                if let Some(seen) = whole {
+                if run_dirs.iter().flatten().all(|d| d.is_finite()) {
                     let depths = &mut depths[..pixels.len()];
                     triangle.depths(run.cols.clone(), depths);
                     depth[pixels.clone()].copy_from_slice(depths);
@@ -264,30 +263,17 @@ impl<'a> Pass<'a> {
                     return;
                 }
             }
-            let [xs, ys, zs] = &run_dirs;
-            dirs.clear();
-            dirs.extend((xs.iter().zip(ys).zip(zs)).map(|((&x, &y), &z)| Vec3A::new(x, y, z)));
-            for ((q, col), &dir) in pixels.zip(run.cols.clone()).zip(&dirs) {
-                let hit = triangle.hit(col);
-                let seen = if dir.is_finite() {
-                    if !matches!(last, Some((k, _)) if k == key) {
-                        let seen = view
-                            .target_of(&hit.to_hit())
-                            .map(|target| SeenTriangle::new(view, target, light));
-                        last = Some((key, seen));
-                    }
-                    (last.as_ref())
-                        .and_then(|(_, seen)| seen.as_ref())
-                        .map(|seen| (seen, &hit))
-                } else {
-                    None
-                };
-                if let Some((seen, hit)) = seen {
+            for (q, col) in pixels.zip(run.cols.clone()) {
+                let dir = dir_of(col);
+                // Directions the lens has none for see nothing.
+                let seen = seen.filter(|_| dir.is_finite());
+                let hit = seen.map(|_| triangle.hit(col));
+                if let (Some(seen), Some(hit)) = (seen, &hit) {
                     depth[q] = hit.depth;
                     instance[q] = seen.target.instance as i32;
                     class[q] = seen.target.label;
                 }
-                samples.one(q, dir, seen);
+                samples.one(q, dir, seen.zip(hit.as_ref()));
             }
         });
     }

@@ -32,7 +32,7 @@
 //! its top level (`top.rs`: a tree of the instances that stay put, rebuilt only when they
 //! change, and one of those that move, rebuilt every commit), and rays of one direction
 //! answered from a grid of the leaves over each point (`parallel.rs`: shadow rays towards the
-//! sun).
+//! sun). Loops compiled again for wider vectors, chosen at run time: `widest.rs`.
 
 mod beam;
 pub mod bvh;
@@ -44,6 +44,7 @@ mod ray;
 mod scene;
 mod top;
 mod wide;
+pub mod widest;
 
 pub use mesh::{LocalHit, PACKET, TriangleMesh, sixteen_lanes};
 pub use parallel::{GridBudget, ParallelGrid};

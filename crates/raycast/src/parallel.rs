@@ -311,6 +311,18 @@ impl ParallelGrid {
     pub fn any_hit_from(
         &self,
         scene: &Scene,
+        origins: [&[f32]; 3],
+        range: (f32, f32),
+        out: &mut [bool],
+    ) {
+        any_hit_from_widest(self, scene, origins, range, out);
+    }
+
+    /// [`ParallelGrid::any_hit_from`]'s body (compiled for each vector width).
+    #[inline(always)]
+    fn any_hit_from_body(
+        &self,
+        scene: &Scene,
         [xs, ys, zs]: [&[f32]; 3],
         (t_min, t_max): (f32, f32),
         out: &mut [bool],
@@ -333,6 +345,7 @@ impl ParallelGrid {
 
     /// `out[k]` for the `n` rays `ray(k)` along the grid's direction, [`RUN`] at a time (see
     /// [`ParallelGrid::any_hit_run`]).
+    #[inline(always)]
     fn any_hit_chunks(
         &self,
         scene: &Scene,
@@ -399,6 +412,7 @@ impl ParallelGrid {
     /// numbers below 2^24 are exact in `f32`). For finite origins these are `cell_of`'s
     /// operations (glam's dot product sums `(x + y) + z`; a maximum or a minimum does not
     /// depend on the order it is taken in).
+    #[inline(always)]
     fn shared_cell(&self, origins: &[[f32; RUN]; 3]) -> Option<(usize, Vec3A)> {
         let [xs, ys, zs] = origins;
         let first = Vec3A::new(xs[0], ys[0], zs[0]);
@@ -492,6 +506,18 @@ impl ParallelGrid {
         }
         test(instance, &group[..held])
     }
+}
+
+crate::widest_vectors! {
+    /// [`ParallelGrid::any_hit_from`] in the widest vectors the CPU has: chunks' origins and
+    /// cells sixteen lanes at a time (`shared_cell`).
+    fn any_hit_from_widest(
+        grid: &ParallelGrid,
+        scene: &Scene,
+        origins: [&[f32]; 3],
+        range: (f32, f32),
+        out: &mut [bool],
+    ) => ParallelGrid::any_hit_from_body
 }
 
 /// Whether the scene's instances hold at most `max` leaves, from their meshes' counts.

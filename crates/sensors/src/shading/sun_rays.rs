@@ -60,6 +60,18 @@ impl SunRays {
     /// (glam's length sums `(x + y) + z`), so the same origins.
     pub(crate) fn push_run(
         &mut self,
+        from: (Vec3A, usize),
+        seen: ([&[f32]; 3], &[f32]),
+        sides: (Vec3A, &[bool]),
+        wanted: [bool; 2],
+    ) {
+        push_run_widest(self, from, seen, sides, wanted);
+    }
+
+    /// [`SunRays::push_run`]'s body (compiled for each vector width).
+    #[inline(always)]
+    fn push_run_body(
+        &mut self,
         (origin, first): (Vec3A, usize),
         ([xs, ys, zs], depths): ([&[f32]; 3], &[f32]),
         (normal, backs): (Vec3A, &[bool]),
@@ -163,6 +175,19 @@ impl SunRays {
         self.origins.iter_mut().for_each(Vec::clear);
         self.of.clear();
     }
+}
+
+passerby_raycast::widest_vectors! {
+    up to avx2;
+    /// [`SunRays::push_run`] in AVX2 where the CPU has it: a run's origins and lifts (a
+    /// square root each) eight lanes at a time.
+    fn push_run_widest(
+        rays: &mut SunRays,
+        from: (Vec3A, usize),
+        seen: ([&[f32]; 3], &[f32]),
+        sides: (Vec3A, &[bool]),
+        wanted: [bool; 2],
+    ) => SunRays::push_run_body
 }
 
 #[cfg(test)]

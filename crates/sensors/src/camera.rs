@@ -244,7 +244,9 @@ impl<'a> Pass<'a> {
                     out.clear();
                     out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
                 }
-                if run_dirs.iter().flatten().all(|d| d.is_finite()) {
+                // (Without early exits: a loop the compiler lays out in vectors.)
+                let finite = (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
+                if finite {
                     let depths = &mut depths[..pixels.len()];
                     triangle.depths(run.cols.clone(), depths);
                     depth[pixels.clone()].copy_from_slice(depths);

@@ -187,24 +187,28 @@ impl RgbdCamera {
             vec![None; h]
         };
         let mut data = vec![0u16; w * h];
+        let quantise = Quantise {
+            units,
+            far,
+            max_units,
+        };
         data.par_chunks_mut(w)
             .zip(depths.par_chunks(w))
             .zip(rows.par_iter_mut())
-            .for_each(|((out, depth), rng)| {
-                let mut noise = rng.as_mut().map(|r| r.gaussians(sigma));
-                for (unit, &d) in out.iter_mut().zip(depth) {
-                    if d <= 0.0 || d > far {
-                        continue;
-                    }
-                    let clean = round(f64::from(d) / units);
-                    let noise = (noise.as_mut())
-                        .and_then(Iterator::next)
-                        .map_or(0.0, |n| round(n / units));
-                    let noisy = clean + noise;
-                    if noisy > 0.0 && noisy <= max_units {
-                        *unit = noisy as u16;
+            .for_each_init(Vec::new, |draws, ((out, depth), rng)| {
+                // The draws in order, one per pixel within range (the others' stay 0), then
+                // every pixel's units in a loop without branches.
+                draws.clear();
+                draws.resize(depth.len(), 0.0);
+                if let Some(rng) = rng {
+                    let mut noise = rng.gaussians(sigma);
+                    for (draw, &d) in draws.iter_mut().zip(depth) {
+                        if quantise.within(d) {
+                            *draw = noise.next().unwrap_or(0.0);
+                        }
                     }
                 }
+                quantise_row(&quantise, depth, draws, out);
             });
         fill(&mut frame.colour, colour_pixels);
         // Labels of the pixels with a depth (the same pixels' in a shared pass).
@@ -364,17 +368,67 @@ fn fill(frame: &mut Option<CameraFrame>, pixels: Option<crate::camera::Pixels>) 
     }
 }
 
-/// `x.round()` (halves away from zero) without a libm call, which the baseline x86-64 target
-/// makes for want of a rounding instruction: the fraction left by truncation is exact.
-fn round(x: f64) -> f64 {
-    if x.is_nan() || x.abs() >= 4.5e15 {
-        return x.round();
+/// How a depth image's metres become units.
+struct Quantise {
+    /// Metres per unit.
+    units: f64,
+    /// Depths beyond are invalid.
+    far: f32,
+    /// The most units a valid pixel holds.
+    max_units: f64,
+}
+
+impl Quantise {
+    /// Whether a depth is within range (and draws its noise).
+    #[inline(always)]
+    fn within(&self, d: f32) -> bool {
+        !(d <= 0.0 || d > self.far)
     }
-    // `truncated` is never -0 (it comes from an integer), so adding 0 keeps it as it is. The
-    // step is arithmetic, not a branch: with noise its direction is a coin toss.
-    let truncated = (x as i64) as f64;
+
+    /// A row's units from its depths (metres; 0: nothing) and each pixel's noise draw
+    /// (metres): rounded to whole units each, summed, kept where valid and in range.
+    #[inline(always)]
+    fn row(&self, depth: &[f32], draws: &[f64], out: &mut [u16]) {
+        let n = depth.len().min(draws.len()).min(out.len());
+        let (depth, draws, out) = (&depth[..n], &draws[..n], &mut out[..n]);
+        for k in 0..n {
+            let noisy = round(f64::from(depth[k]) / self.units) + round(draws[k] / self.units);
+            let kept = self.within(depth[k]) && noisy > 0.0 && noisy <= self.max_units;
+            // Kept, `noisy` is whole and in `1..=65535`: plus 2^52, it is the low bits of the
+            // double (`noisy as u16` exactly, without a conversion done lane by lane).
+            let bits = (noisy + WHOLE_FROM).to_bits() as u16;
+            out[k] = if kept { bits } else { out[k] };
+        }
+    }
+}
+
+passerby_raycast::widest_vectors! {
+    /// [`Quantise::row`] in the widest vectors the CPU has (AVX-512 converts doubles to
+    /// integers and back eight at a time).
+    fn quantise_row(quantise: &Quantise, depth: &[f32], draws: &[f64], out: &mut [u16])
+        => Quantise::row
+}
+
+/// 2^52: from here on every double is a whole number, and below it one plus 2^52 holds the
+/// number in its low bits.
+const WHOLE_FROM: f64 = 4_503_599_627_370_496.0;
+
+/// `x.round()` (halves away from zero) without a libm call, which the baseline x86-64 target
+/// makes for want of a rounding instruction, and in operations on doubles only (a loop of it
+/// is laid out in vectors; converting to integers is not, lane by lane). Below 2^52, adding
+/// and then taking away 2^52 rounds to the nearest whole number exactly, and the fraction left
+/// by truncation is exact; from 2^52 on every double is whole (NaN and the infinities too are
+/// their own rounding).
+#[inline(always)]
+fn round(x: f64) -> f64 {
+    let magnitude = x.abs();
+    let nearest = (magnitude + WHOLE_FROM) - WHOLE_FROM;
+    let truncated = (nearest - f64::from(u8::from(nearest > magnitude))).copysign(x);
+    // A truncated -0 and a step of +0 sum to +0, as the integer's 0 did before. The step is
+    // arithmetic, not a branch: with noise its direction is a coin toss.
     let fraction = x - truncated;
-    truncated + f64::from(i8::from(fraction >= 0.5) - i8::from(fraction <= -0.5))
+    let rounded = truncated + f64::from(i8::from(fraction >= 0.5) - i8::from(fraction <= -0.5));
+    if magnitude < WHOLE_FROM { rounded } else { x }
 }
 
 impl SensorUnit for RgbdCamera {
@@ -414,6 +468,7 @@ mod tests {
     fn rounding_matches_the_standard_library() {
         let probes = [
             0.0,
+            -0.0,
             0.49999999999999994,
             0.5,
             1.5,
@@ -424,10 +479,18 @@ mod tests {
             1e15 + 0.5,
             -1e15 - 0.5,
             4.6e15,
+            4.5e15 + 0.5,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            9_007_199_254_740_993.0,
+            9.1e18,
+            -9.3e18,
+            1e300,
             -7.3,
             65535.49,
             65535.5,
             f64::INFINITY,
+            f64::NEG_INFINITY,
             f64::NAN,
         ];
         for x in probes
@@ -439,6 +502,10 @@ mod tests {
                 ours == std || (ours.is_nan() && std.is_nan()),
                 "{x}: {ours} vs {std}"
             );
+            // Zeros come out positive (as from an integer), whatever the sign of `x`.
+            if ours == 0.0 {
+                assert!(ours.is_sign_positive(), "{x}: -0");
+            }
         }
     }
 }

@@ -403,8 +403,8 @@ impl Quantise {
 }
 
 passerby_raycast::widest_vectors! {
-    /// [`Quantise::row`] in the widest vectors the CPU has (AVX-512 converts doubles to
-    /// integers and back eight at a time).
+    /// [`Quantise::row`] in the widest vectors the CPU has (eight doubles to an instruction
+    /// with AVX-512).
     fn quantise_row(quantise: &Quantise, depth: &[f32], draws: &[f64], out: &mut [u16])
         => Quantise::row
 }

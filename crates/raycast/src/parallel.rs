@@ -357,9 +357,9 @@ impl ParallelGrid {
         // rays when a leaf is.
         let mut ahead: Vec<Entry> = Vec::new();
         let mut run: Vec<Ray> = Vec::with_capacity(RUN);
-        for start in (0..n).step_by(RUN) {
+        let mut start = 0;
+        while start < n {
             let chunk = start..(start + RUN).min(n);
-            let out = &mut out[chunk.clone()];
             // The origins lane by lane (unused lanes repeat the first ray), and whether every
             // ray's range is one the grid answers for.
             let mut origins = [[0.0f32; RUN]; 3];
@@ -371,12 +371,20 @@ impl ParallelGrid {
                 }
                 range_ok &= !ray.t_min.is_nan() && ray.t_min >= 0.0;
             }
-            let Some((c, nearest)) = self.shared_cell(&origins).filter(|_| range_ok) else {
-                for (out, k) in out.iter_mut().zip(chunk) {
+            // A chunk that crosses into another cell goes up to the crossing (the rest starts
+            // the next chunk); one whose first rays are not over one cell goes ray by ray.
+            let shared = (self.shared_cell(&origins, chunk.len()))
+                .filter(|&(_, _, together)| range_ok && together > 1);
+            let Some((c, nearest, together)) = shared else {
+                for (out, k) in out[chunk.clone()].iter_mut().zip(chunk.clone()) {
                     *out = self.any_hit(scene, &ray(k));
                 }
+                start = chunk.end;
                 continue;
             };
+            let chunk = start..start + together;
+            start = chunk.end;
+            let out = &mut out[chunk.clone()];
             let not_behind = |entry: &&Entry| !Vec3A::from_array(entry.behind).cmplt(nearest).any();
             ahead.clear();
             ahead.extend(self.list(c).iter().filter(not_behind).copied());
@@ -403,9 +411,10 @@ impl ParallelGrid {
         }
     }
 
-    /// The cell under every one of a chunk's origins (given lane by lane, along the grid's
-    /// direction), if they share one and the grid answers for each (their ranges aside), with
-    /// the least of each axis's signed origin over them. [`ParallelGrid::answers`] and
+    /// The cell under the first of a chunk's origins (given lane by lane, along the grid's
+    /// direction; `len` of them), if the grid answers for it (its range aside), with how many
+    /// of the first lanes lie over it too (each one the grid answers for) and the least of
+    /// each axis's signed origin over those. [`ParallelGrid::answers`] and
     /// [`ParallelGrid::cell_of`] for all the lanes at once, without their branches, in a loop
     /// the compiler lays out in vectors: the first lane's cell is `(u0, v0)`, and another's
     /// the same exactly when its coordinates lie in `[u0, u0 + 1)` and `[v0, v0 + 1)` (whole
@@ -413,7 +422,7 @@ impl ParallelGrid {
     /// operations (glam's dot product sums `(x + y) + z`; a maximum or a minimum does not
     /// depend on the order it is taken in).
     #[inline(always)]
-    fn shared_cell(&self, origins: &[[f32; RUN]; 3]) -> Option<(usize, Vec3A)> {
+    fn shared_cell(&self, origins: &[[f32; RUN]; 3], len: usize) -> Option<(usize, Vec3A, usize)> {
         let [xs, ys, zs] = origins;
         let first = Vec3A::new(xs[0], ys[0], zs[0]);
         let [u0, v0] = [0, 1].map(|axis| self.cell_coordinate(first, axis));
@@ -441,14 +450,19 @@ impl ParallelGrid {
             nearest[1][k] = y * sy;
             nearest[2][k] = z * sz;
         }
-        if !same.iter().all(|&same| same) {
+        let together = same[..len.min(RUN)]
+            .iter()
+            .take_while(|&&same| same)
+            .count();
+        if together == 0 {
             return None;
         }
         // (`minps`'s choice: the origins are finite, and where two differ only in a zero's
         // sign the comparisons with them agree.)
-        let least = nearest
-            .map(|lanes| (lanes.into_iter()).fold(f32::INFINITY, |m, v| if v < m { v } else { m }));
-        Some((v0 * self.dims[0] + u0, Vec3A::from_array(least)))
+        let least = nearest.map(|lanes| {
+            (lanes[..together].iter()).fold(f32::INFINITY, |m, &v| if v < m { v } else { m })
+        });
+        Some((v0 * self.dims[0] + u0, Vec3A::from_array(least), together))
     }
 
     /// Whether the grid answers for `ray` (else the walk does).

@@ -126,8 +126,9 @@ pub fn visible_in_bands<T: Send>(
     );
     in_view.sort_unstable();
     let optical_from_world = frustum.optical_from_world;
-    // Triangles of every instance in view, in instance order.
-    let per_instance: Vec<Vec<ScreenTriangle>> = in_view
+    // Triangles of every instance in view, in instance order (each instance's in the order of
+    // its chunks: kept as they are, not copied into one list).
+    let per_instance: Vec<Vec<Vec<ScreenTriangle>>> = in_view
         .into_par_iter()
         .map(|instance| {
             let inst = scene.instance(instance);
@@ -168,8 +169,7 @@ pub fn visible_in_bands<T: Send>(
                     (q, screen, beyond)
                 })
                 .collect();
-            let parts: Vec<Vec<ScreenTriangle>> = mesh
-                .triangles()
+            mesh.triangles()
                 .par_chunks(TRIANGLE_CHUNK)
                 .enumerate()
                 .map(|(chunk, triangles)| {
@@ -194,18 +194,13 @@ pub fn visible_in_bands<T: Send>(
                     }
                     out
                 })
-                .collect();
-            let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-            for part in parts {
-                all.extend(part);
-            }
-            all
+                .collect()
         })
         .collect();
     // Bin into bands, then rasterise bands in parallel.
     let bands = h.div_ceil(BAND);
     let mut binned: Vec<Vec<&ScreenTriangle>> = vec![Vec::new(); bands];
-    for t in per_instance.iter().flatten() {
+    for t in per_instance.iter().flatten().flatten() {
         for band in &mut binned[t.rows.0 / BAND..=t.rows.1 / BAND] {
             band.push(t);
         }

@@ -309,6 +309,14 @@ impl RgbdCamera {
             .zip(data.par_chunks(run))
             .enumerate()
             .for_each(|(k, ((xyz, rgb, instance, label), units))| {
+                if let Some((xs, ys)) = axes.as_ref().filter(|_| colour.is_none() || same_pixels) {
+                    let labels = (pixel_instance, pixel_class);
+                    let rgb = colour.map(|c| (&c.rgb[..], rgb));
+                    let out = (xyz, instance, label);
+                    let resolution = self.params.depth_resolution;
+                    plain_points(units, k * RUN_ROWS, (xs, ys), labels, rgb, out, resolution);
+                    return;
+                }
                 let mut i = 0;
                 for (row, line) in (k * RUN_ROWS..).zip(units.chunks(w)) {
                     for (col, &units) in line.iter().enumerate() {
@@ -349,6 +357,42 @@ impl RgbdCamera {
 
 /// Rows of the depth image whose points one task makes.
 const RUN_ROWS: usize = 16;
+
+/// [`RgbdCamera::points`] for rows `first_row..` (their `units`) of a depth image without
+/// distortion (a pixel's direction is `(xs[column], ys[row], 1)`) whose colour, if any, is its
+/// own pixel's (`rgb`: the colour image's bytes and where its points' colours go): the same
+/// points, made by the same operations, with each row's slices taken once.
+fn plain_points(
+    units: &[u16],
+    first_row: usize,
+    (xs, ys): (&[f32], &[f32]),
+    (pixel_instance, pixel_class): (&[i32], &[u16]),
+    mut rgb: Option<(&[u8], &mut [[u8; 3]])>,
+    (xyz, instance, label): (&mut [[f32; 3]], &mut [u32], &mut [u16]),
+    resolution: f64,
+) {
+    let w = xs.len();
+    let mut i = 0;
+    for (row, line) in (first_row..).zip(units.chunks(w)) {
+        let (start, y) = (row * w, ys[row]);
+        let instances = &pixel_instance[start..start + w];
+        let classes = &pixel_class[start..start + w];
+        for (col, (&units, &x)) in line.iter().zip(xs).enumerate() {
+            if units == 0 {
+                continue;
+            }
+            let z = (f64::from(units) * resolution) as f32;
+            xyz[i] = [x * z, y * z, z];
+            if let Some((image, colours)) = &mut rgb {
+                let p = 3 * (start + col);
+                colours[i] = image.get(p..p + 3).map_or([0; 3], |c| [c[0], c[1], c[2]]);
+            }
+            instance[i] = instances[col].max(0) as u32;
+            label[i] = classes[col];
+            i += 1;
+        }
+    }
+}
 
 /// `slice` cut into consecutive parts of `lengths` (which must not sum past its end).
 fn split_by<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {

@@ -99,6 +99,9 @@ impl Engine {
         let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;
         let rig = Rig::new(&world, seed);
         let trial = AheadTrial::new(world.effective_timestep());
+        // The placed mesh files (MAVS objects; a meadow places a million, about 240 bytes each)
+        // are in the scene now, and nothing reads them from the world again.
+        world.meshes = Vec::new();
         // The world's own CSV logs (`<auto_start_recording>`), as MVSim writes them.
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
         if let Some(logs) = VehicleLogs::create(&world).map_err(EngineError::Sink)? {
@@ -123,11 +126,11 @@ impl Engine {
 
     /// Builds `world`'s scene from the models of `library`, then [`Engine::new`].
     pub fn build(
-        world: World,
+        mut world: World,
         library: &mut ModelLibrary,
         seed: u64,
     ) -> Result<Engine, EngineError> {
-        let built = passerby_scene::build_scene(&world, library);
+        let built = passerby_scene::build_scene_taking_meshes(&mut world, library);
         Engine::new(world, built, seed)
     }
 
@@ -177,7 +180,8 @@ impl Engine {
         Ok(())
     }
 
-    /// The world running.
+    /// The world running, without its placed mesh files (`World::meshes`, empty here: the
+    /// scene holds them, see [`Engine::scene`]).
     pub fn world(&self) -> &World {
         &self.world
     }

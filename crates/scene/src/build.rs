@@ -21,6 +21,7 @@ use glam::{Affine3A, Mat4, Vec2, Vec3};
 use passerby_assets::{Model, ModelLibrary, merged_triangles, rest_vertices};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -556,6 +557,20 @@ fn convex_hull_2d(mut points: Vec<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
 
 /// Builds the scene of a world at its initial poses.
 pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
+    build(world, Cow::Borrowed(&world.meshes), library)
+}
+
+/// As [`build_scene`], taking the world's placed mesh files (`world.meshes` is left empty):
+/// they are dropped once placed, before the scene's top level is built, so that a meadow's
+/// million placements (about 160 bytes each) are not held through the build's peak. For a
+/// caller that runs the world and has no more use for them (the scene holds them).
+pub fn build_scene_taking_meshes(world: &mut World, library: &mut ModelLibrary) -> BuiltScene {
+    let meshes = std::mem::take(&mut world.meshes);
+    build(world, Cow::Owned(meshes), library)
+}
+
+/// [`build_scene`] with the world's placed mesh files, `meshes`, borrowed or owned.
+fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibrary) -> BuiltScene {
     let base = world
         .source
         .parent()
@@ -604,7 +619,9 @@ pub fn build_scene(world: &World, library: &mut ModelLibrary) -> BuiltScene {
         });
         instance
     });
-    b.placed_meshes(world);
+    b.placed_meshes(&meshes);
+    // Owned, they go now (the objects share their names).
+    drop(meshes);
     b.placing_moving = true;
     b.moving_planes(world);
     b.movable_blocks(world);

@@ -32,7 +32,7 @@ mod shapes;
 mod sky;
 
 pub use appearance::{Surface, SurfaceMaterial, TriangleLook};
-pub use build::build_scene;
+pub use build::{build_scene, build_scene_taking_meshes};
 pub use ground::SceneGround;
 pub use live::{LiveError, LiveScene, RaysCast, Reach, Skeleton};
 pub use passerby_assets::rest_vertices;

@@ -6,7 +6,7 @@
 use glam::Vec3A;
 use passerby_assets::{ModelLibrary, Resolver};
 use passerby_raycast::Ray;
-use passerby_scene::{BuiltScene, build_scene};
+use passerby_scene::{BuiltScene, build_scene, build_scene_taking_meshes};
 use passerby_world::{IDENTITY_3X4, MeshInstance, World};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -125,4 +125,42 @@ fn smooth_placements_interpolate_welded_vertex_normals_and_flat_ones_do_not() {
             .is_none()
     );
     assert!((flat.normal - slope).length() < 1e-5);
+}
+
+/// Taking the world's placed meshes builds the same scene (objects, instances and what rays
+/// hit) and leaves the world without them.
+#[test]
+fn a_scene_built_taking_the_meshes_is_the_scene_built_borrowing_them() {
+    let groups: BTreeMap<String, String> = [("east".to_string(), "roof_tiles".to_string())]
+        .into_iter()
+        .collect();
+    let meshes = vec![
+        placement("flat", 0.0, false, None),
+        placement("grouped", 3.0, false, Some(groups)),
+        placement("smooth", 6.0, true, None),
+    ];
+    let borrowed = build(meshes.clone());
+    let mut world = World {
+        meshes,
+        ..World::default()
+    };
+    let mut library = ModelLibrary::new(Resolver::new(std::env::temp_dir().join("no-cache")));
+    let taken = build_scene_taking_meshes(&mut world, &mut library);
+    assert!(world.meshes.is_empty());
+    assert!(taken.warnings.is_empty(), "{:?}", taken.warnings);
+    assert_eq!(taken.objects, borrowed.objects);
+    assert_eq!(
+        taken.scene.instance_count(),
+        borrowed.scene.instance_count()
+    );
+    for i in 0..taken.scene.instance_count() as u32 {
+        let (a, b) = (taken.scene.instance(i), borrowed.scene.instance(i));
+        assert_eq!((a.mesh, a.world_from_mesh), (b.mesh, b.world_from_mesh));
+    }
+    for x in [-0.5, 0.5, 2.5, 3.5, 5.5, 6.5] {
+        let (a, b) = (down(&taken, x, 0.25), down(&borrowed, x, 0.25));
+        assert_eq!((a.0, a.1), (b.0, b.1));
+        assert_eq!(a.2.t.to_bits(), b.2.t.to_bits());
+        assert_eq!(a.2.normal.to_array(), b.2.normal.to_array());
+    }
 }

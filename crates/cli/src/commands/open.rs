@@ -67,7 +67,7 @@ pub fn open_engine(
     let Some(loaded) = load_or_report(global, path) else {
         return Ok(None);
     };
-    let Some(world) = loaded.value else {
+    let Some(mut world) = loaded.value else {
         return Ok(None);
     };
     if !global.quiet {
@@ -76,7 +76,8 @@ pub fn open_engine(
         }
     }
     let mut library = model_library(global);
-    let built = pool.install(|| passerby_scene::build_scene(&world, &mut library));
+    let built =
+        pool.install(|| passerby_scene::build_scene_taking_meshes(&mut world, &mut library));
     let engine = Engine::new(world, built, global.seed)?;
     if !global.quiet {
         for w in engine.scene().warnings.iter().chain(engine.warnings()) {

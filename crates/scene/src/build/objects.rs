@@ -145,10 +145,10 @@ impl Builder<'_> {
     }
 
     /// Placed mesh files (MAVS objects), each file one shared mesh.
-    pub(super) fn placed_meshes(&mut self, world: &World) {
+    pub(super) fn placed_meshes(&mut self, meshes: &[MeshInstance]) {
         // Placed mesh files (MAVS objects) stay instances of one shared mesh each, as MAVS
         // instances them: thousands of trees cost one tree's triangles.
-        for m in &world.meshes {
+        for m in meshes {
             self.placed_mesh(m);
         }
     }

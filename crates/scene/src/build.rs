@@ -47,7 +47,9 @@ struct Builder<'l> {
     keyframed: Vec<KeyframedBody>,
     /// Class names by id, shared with the objects.
     classes: Vec<Arc<str>>,
-    object_ids: HashMap<Arc<str>, u32>,
+    /// Object ids by name, while objects are placed (ids follow the order of first use, not
+    /// the hashing).
+    object_ids: HashMap<Arc<str>, u32, foldhash::fast::RandomState>,
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
     batch: StaticBatch,
@@ -209,10 +211,8 @@ impl Builder<'_> {
     /// Gives the object named `name` its id now, if it has none yet, keeping this very string
     /// (the world's, shared with the object: a meadow names a million placements).
     fn share_name(&mut self, name: &Arc<str>) {
-        if !self.object_ids.contains_key(&**name) {
-            let next = self.object_ids.len() as u32 + 1;
-            self.object_ids.insert(name.clone(), next);
-        }
+        let next = self.object_ids.len() as u32 + 1;
+        self.object_ids.entry(name.clone()).or_insert(next);
     }
 
     /// The label entry of an object (its id and class id assigned on first use).
@@ -595,7 +595,7 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
             .chain(BUILTIN_CLASSES)
             .map(Arc::from)
             .collect(),
-        object_ids: HashMap::new(),
+        object_ids: HashMap::default(),
         batching: true,
         placing_moving: false,
         batch: StaticBatch::default(),
@@ -627,6 +627,9 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
     b.movable_blocks(world);
     b.vehicles(world);
     b.actors(world);
+    // Every object has its id: the table (a meadow's million names) goes before the scene's
+    // top level is built, where the build's memory peaks.
+    b.object_ids = HashMap::default();
     b.scene.commit();
     let height_surfaces = (!world.surfaces.is_empty()).then(|| {
         let mut surfaces = Scene::new();

@@ -154,7 +154,7 @@ fn world_summary(out: &mut String, world: &World) {
     if !world.meshes.is_empty() || !world.surfaces.is_empty() {
         let mut files: BTreeMap<&str, usize> = BTreeMap::new();
         for m in &world.meshes {
-            *files.entry(&*m.model_uri).or_default() += 1;
+            *files.entry(&*m.file.model_uri).or_default() += 1;
         }
         let _ = writeln!(
             out,

@@ -10,7 +10,7 @@ use crate::transform::{AxisSwaps, YprConvention, apply, object_transform, surfac
 use passerby_diag::{SourceMap, Span};
 use passerby_world::{
     Affine3x4, Color, ElevationMap, ElevationSource, LabeledElement, LayeredSurface, MavsExtras,
-    MeshInstance, SurfaceMesh, Trail, World, WorldElement,
+    MeshFile, MeshInstance, SurfaceMesh, Trail, World, WorldElement,
 };
 use rand::RngExt;
 use std::collections::HashMap;
@@ -229,11 +229,13 @@ impl<'a> SceneReader<'a> {
             );
             self.world.meshes.push(MeshInstance {
                 name: "layered_surface".into(),
-                model_uri: path.as_str().into(),
+                file: Arc::new(MeshFile {
+                    model_uri: path.clone(),
+                    label: Some("ground".into()),
+                    smooth_normals: true,
+                    group_labels: None,
+                }),
                 world_from_model,
-                label: Some("ground".into()),
-                smooth_normals: true,
-                group_labels: None,
             });
             surface.mesh = Some(path);
         } else if let Some(h) = v.get("Heightmap") {
@@ -462,7 +464,7 @@ impl<'a> SceneReader<'a> {
                 // MAVS's documented rule: without a surface mesh the first object is the ground.
                 let placed: Vec<(String, Affine3x4)> = self.world.meshes[first_placed..]
                     .iter()
-                    .map(|m| (m.model_uri.to_string(), m.world_from_model))
+                    .map(|m| (m.file.model_uri.clone(), m.world_from_model))
                     .collect();
                 heights = Some(HeightSurface::build(
                     &placed,
@@ -589,19 +591,19 @@ impl<'a> SceneReader<'a> {
             .unwrap_or("mesh")
             .to_owned();
         // Shared by every placement.
-        let file: Arc<str> = file.into();
-        let label: Option<Arc<str>> = label.map(Into::into);
-        let group_labels = group_labels.map(Arc::new);
+        let file = Arc::new(MeshFile {
+            model_uri: file,
+            label,
+            smooth_normals,
+            group_labels,
+        });
         for world_from_model in placements {
             let n = self.names.entry(stem.clone()).or_insert(0);
             *n += 1;
             self.world.meshes.push(MeshInstance {
                 name: format!("{stem}_{n}").into(),
-                model_uri: file.clone(),
+                file: file.clone(),
                 world_from_model,
-                label: label.clone(),
-                smooth_normals,
-                group_labels: group_labels.clone(),
             });
         }
     }

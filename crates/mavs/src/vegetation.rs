@@ -14,7 +14,7 @@ use crate::placement::entry_rng;
 use crate::read::Report;
 use crate::scene::SceneReader;
 use crate::transform::{AxisSwaps, YprConvention, object_transform};
-use passerby_world::MeshInstance;
+use passerby_world::{MeshFile, MeshInstance};
 use rand::RngExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,12 +27,11 @@ const MAX_CELLS: f64 = 4e6;
 const MAX_PLANTS: usize = 2_000_000;
 
 struct Species {
-    /// Shared by every plant of the species.
-    mesh: Arc<str>,
+    /// The mesh file and its label, shared by every plant of the species.
+    file: Arc<MeshFile>,
     name: String,
     mesh_height: f64,
     rotated: bool,
-    label: Option<Arc<str>>,
 }
 
 /// A zone: where it is and, per species, (density per m², min and max trunk diameter in cm).
@@ -133,7 +132,7 @@ impl SceneReader<'_> {
                         };
                         planted.push(MeshInstance {
                             name: format!("{}_{}", sp.name, planted.len() + 1).into(),
-                            model_uri: sp.mesh.clone(),
+                            file: sp.file.clone(),
                             world_from_model: object_transform(
                                 [yaw, 0.0, 0.0],
                                 [x, y, z],
@@ -141,9 +140,6 @@ impl SceneReader<'_> {
                                 swaps,
                                 YprConvention::Current,
                             ),
-                            label: sp.label.clone(),
-                            smooth_normals: false,
-                            group_labels: None,
                         });
                         if planted.len() > MAX_PLANTS {
                             self.report.error(
@@ -207,8 +203,12 @@ impl SceneReader<'_> {
                 .and_then(|s| s.to_str())
                 .unwrap_or("plant");
             out.push(Species {
-                label: self.labels.class_of(mesh).map(Into::into),
-                mesh: file.into(),
+                file: Arc::new(MeshFile {
+                    label: self.labels.class_of(mesh).map(Into::into),
+                    model_uri: file,
+                    smooth_normals: false,
+                    group_labels: None,
+                }),
                 name: if name.is_empty() {
                     stem.to_owned()
                 } else {

@@ -130,7 +130,7 @@ fn placed_points(name: &str, seed: u64) -> Vec<(Corners, Vec<[f64; 2]>)> {
             let all: Vec<[f64; 2]> = world
                 .meshes
                 .iter()
-                .filter(|i| i.model_uri.ends_with(&format!("/{mesh}")))
+                .filter(|i| i.file.model_uri.ends_with(&format!("/{mesh}")))
                 .map(|i| {
                     let o = origin_of(&i.world_from_model);
                     [o[0] - offset[0], o[1] - offset[1]]

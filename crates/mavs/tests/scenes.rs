@@ -47,7 +47,7 @@ fn cube_scene_scatters_3000_cubes_on_its_surface_inside_the_polygon_by_seed() {
             (s[0] - s[1]).abs() < 1e-9 && (s[0] - s[2]).abs() < 1e-9,
             "isotropic {s:?}"
         );
-        assert_eq!(c.label.as_deref(), Some("obstacle"));
+        assert_eq!(c.file.label.as_deref(), Some("obstacle"));
     }
     // Labels and classes come from the label file.
     let obstacle = world
@@ -65,7 +65,7 @@ fn cube_scene_scatters_3000_cubes_on_its_surface_inside_the_polygon_by_seed() {
         .iter()
         .find(|m| &*m.name == "layered_surface")
         .unwrap();
-    assert_eq!(ground.label.as_deref(), Some("ground"));
+    assert_eq!(ground.file.label.as_deref(), Some("ground"));
     let layered = world
         .mavs
         .as_ref()
@@ -140,7 +140,7 @@ fn the_brick_is_stood_up_and_turned_as_mavs_turns_it() {
     assert!(x_axis[1] < -0.04 && x_axis[0].abs() < 1e-6, "{x_axis:?}");
     // The first object is its 2e9 m ground slab, labelled from the label file.
     let surface = placed(&world, "surface");
-    assert_eq!(surface[0].label.as_deref(), Some("rough trail"));
+    assert_eq!(surface[0].file.label.as_deref(), Some("rough trail"));
 }
 
 /// Loads `json` written to a temporary scene file, expecting it to fail; the messages.
@@ -359,7 +359,7 @@ fn unknown_keys_warn_once_and_legacy_scenes_put_the_yaw_at_index_one() {
         (p[0] - 1.0).abs() < 1e-9 && (p[1] - 1.0).abs() < 1e-9 && (p[2] - 3.0).abs() < 1e-9,
         "{p:?}"
     );
-    assert_eq!(cube.label, None, "no label file");
+    assert_eq!(cube.file.label, None, "no label file");
 }
 
 #[test]
@@ -678,8 +678,8 @@ fn label_by_group_hands_the_label_table_to_the_scene_and_smooth_normals_are_kept
     let m = messages(&loaded);
     let world = loaded.value.unwrap_or_else(|| panic!("{m:#?}"));
     let lemons = &world.meshes[0];
-    assert!(lemons.smooth_normals);
-    let groups = lemons.group_labels.as_ref().unwrap();
+    assert!(lemons.file.smooth_normals);
+    let groups = lemons.file.group_labels.as_ref().unwrap();
     assert_eq!(groups["Lemon_Fruit_Caps"], "lemon");
     assert_eq!(groups["Lemon_Fruit_Leaves"], "leaf");
     assert!(

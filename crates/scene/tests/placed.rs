@@ -7,7 +7,7 @@ use glam::Vec3A;
 use passerby_assets::{ModelLibrary, Resolver};
 use passerby_raycast::Ray;
 use passerby_scene::{BuiltScene, build_scene, build_scene_taking_meshes};
-use passerby_world::{IDENTITY_3X4, MeshInstance, World};
+use passerby_world::{IDENTITY_3X4, MeshFile, MeshInstance, World};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -55,11 +55,13 @@ fn placement(
     world_from_model[0][3] = x;
     MeshInstance {
         name: name.into(),
-        model_uri: roof().display().to_string().into(),
+        file: std::sync::Arc::new(MeshFile {
+            model_uri: roof().display().to_string(),
+            label: Some("building".into()),
+            smooth_normals: smooth,
+            group_labels: groups,
+        }),
         world_from_model,
-        label: Some("building".into()),
-        smooth_normals: smooth,
-        group_labels: groups.map(std::sync::Arc::new),
     }
 }
 

@@ -22,18 +22,25 @@ pub const IDENTITY_3X4: Affine3x4 = [
 pub struct MeshInstance {
     /// Unique name (`<mesh file stem>_<n>`), shared with the scene's object.
     pub name: Arc<str>,
-    /// The mesh file, absolute (shared by its placements: a meadow places one file a million
-    /// times).
-    pub model_uri: Arc<str>,
+    /// The file and how it is labelled and shaded, shared by its placements (a meadow places
+    /// one file a million times).
+    pub file: Arc<MeshFile>,
     /// `world_from_model`, non-uniform scale allowed.
     pub world_from_model: Affine3x4,
-    /// Semantic class (`None`: `static`), shared like `model_uri`.
-    pub label: Option<Arc<str>>,
+}
+
+/// What every placement of one mesh file in one way shares.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeshFile {
+    /// The mesh file, absolute.
+    pub model_uri: String,
+    /// Semantic class (`None`: `static`).
+    pub label: Option<String>,
     /// Interpolate vertex normals (MAVS `Smooth Normals`; flat facets otherwise).
     pub smooth_normals: bool,
     /// Classes by the mesh file's group (OBJ `g`/`o`) names (MAVS `Label By Group`); groups not
     /// listed keep `label`. `None`: the whole file is `label`.
-    pub group_labels: Option<Arc<BTreeMap<String, String>>>,
+    pub group_labels: Option<BTreeMap<String, String>>,
 }
 
 /// A mesh used only to answer "how high is the ground here" (MAVS `Surface Mesh`); sensors do

@@ -17,7 +17,8 @@ pub(crate) type GroupMesh = (String, MeshId, Arc<Surface>);
 impl Builder<'_> {
     /// Places one mesh file placement.
     pub(crate) fn placed_mesh(&mut self, m: &MeshInstance) {
-        let class = m.label.as_deref().unwrap_or("static");
+        let file = &*m.file;
+        let class = file.label.as_deref().unwrap_or("static");
         let world_from_model = affine_from_rows(&m.world_from_model);
         // A placement beyond single precision (a position of 1e308) would give the ray caster
         // infinite bounds, and every ray would test it: such an object is left out.
@@ -28,8 +29,8 @@ impl Builder<'_> {
             ));
             return;
         }
-        if let Some(labels) = &m.group_labels {
-            let Some(groups) = self.group_meshes(&m.model_uri, m.smooth_normals) else {
+        if let Some(labels) = &file.group_labels {
+            let Some(groups) = self.group_meshes(&file.model_uri, file.smooth_normals) else {
                 return;
             };
             for (group, id, surface) in groups.iter() {
@@ -39,11 +40,11 @@ impl Builder<'_> {
             }
             return;
         }
-        let Some((id, surface)) = self.model_mesh(&m.model_uri) else {
+        let Some((id, surface)) = self.model_mesh(&file.model_uri) else {
             return;
         };
-        let surface = if m.smooth_normals {
-            self.smooth_surface(&m.model_uri, id, surface)
+        let surface = if file.smooth_normals {
+            self.smooth_surface(&file.model_uri, id, surface)
         } else {
             surface
         };

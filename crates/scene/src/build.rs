@@ -5,6 +5,7 @@
 //! bookkeeping of meshes shared by URI. Must not touch: how objects move afterwards
 //! ([`crate::LiveScene`]).
 
+mod object_ids;
 mod objects;
 mod occupancy;
 mod parts;
@@ -18,6 +19,7 @@ use crate::{
     SurfaceMaterial,
 };
 use glam::{Affine3A, Mat4, Vec2, Vec3};
+use object_ids::ObjectIds;
 use passerby_assets::{Model, ModelLibrary, merged_triangles, rest_vertices};
 use passerby_raycast::{MeshId, Scene, TriangleMesh};
 use passerby_world::*;
@@ -47,9 +49,8 @@ struct Builder<'l> {
     keyframed: Vec<KeyframedBody>,
     /// Class names by id, shared with the objects.
     classes: Vec<Arc<str>>,
-    /// Object ids by name, while objects are placed (ids follow the order of first use, not
-    /// the hashing).
-    object_ids: HashMap<Arc<str>, u32, foldhash::fast::RandomState>,
+    /// Object ids by name, while objects are placed.
+    object_ids: ObjectIds,
     /// While true, geometry goes into `batch` instead of becoming instances.
     batching: bool,
     batch: StaticBatch,
@@ -211,22 +212,13 @@ impl Builder<'_> {
     /// Gives the object named `name` its id now, if it has none yet, keeping this very string
     /// (the world's, shared with the object: a meadow names a million placements).
     fn share_name(&mut self, name: &Arc<str>) {
-        let next = self.object_ids.len() as u32 + 1;
-        self.object_ids.entry(name.clone()).or_insert(next);
+        self.object_ids.get_or_insert(name, || name.clone());
     }
 
     /// The label entry of an object (its id and class id assigned on first use).
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         // The name is kept once, shared by the object and the table (a meadow has a million).
-        let (name, object_id) = match self.object_ids.get_key_value(name) {
-            Some((known, &id)) => (known.clone(), id),
-            None => {
-                let name: Arc<str> = name.into();
-                let id = self.object_ids.len() as u32 + 1;
-                self.object_ids.insert(name.clone(), id);
-                (name, id)
-            }
-        };
+        let (name, object_id) = self.object_ids.get_or_insert(name, || name.into());
         let class_id = match self.classes.iter().position(|c| **c == *class) {
             Some(i) => i as u16,
             None => {
@@ -595,7 +587,7 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
             .chain(BUILTIN_CLASSES)
             .map(Arc::from)
             .collect(),
-        object_ids: HashMap::default(),
+        object_ids: ObjectIds::default(),
         batching: true,
         placing_moving: false,
         batch: StaticBatch::default(),
@@ -629,7 +621,7 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
     b.actors(world);
     // Every object has its id: the table (a meadow's million names) goes before the scene's
     // top level is built, where the build's memory peaks.
-    b.object_ids = HashMap::default();
+    b.object_ids = ObjectIds::default();
     b.scene.commit();
     let height_surfaces = (!world.surfaces.is_empty()).then(|| {
         let mut surfaces = Scene::new();

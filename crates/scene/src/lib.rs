@@ -20,7 +20,7 @@
 //! Modules: the walk over a world's objects (`build.rs`) with elevation-map textures
 //! (`build/terrain.rs`), occupancy grids as MVSim draws them (`build/occupancy.rs`), parts that
 //! transform sets move (`build/parts.rs`: wheels, block model nodes), placed mesh files
-//! (`build/placed.rs`); primitive shapes (`shapes.rs`); how surfaces look to cameras
+//! (`build/placed.rs`), objects' ids by name (`build/object_ids.rs`); primitive shapes (`shapes.rs`); how surfaces look to cameras
 //! (`appearance.rs`); the sky box (`sky.rs`); ground height queries (`ground.rs`); keeping in
 //! step with the simulation, posing ahead (`live.rs`).
 

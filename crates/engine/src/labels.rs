@@ -12,7 +12,10 @@ pub fn label_tables(built: &BuiltScene) -> BTreeMap<String, String> {
     let instances: Vec<serde_json::Value> = built
         .all_objects()
         .filter(|o| seen.insert(o.id))
-        .map(|o| serde_json::json!({"id": o.id, "name": o.name, "class": o.class, "class_id": o.class_id}))
+        .map(|o| {
+            let class = built.class_name(o);
+            serde_json::json!({"id": o.id, "name": o.name, "class": class, "class_id": o.class_id})
+        })
         .collect();
     let classes: Vec<serde_json::Value> = (built.classes.iter().enumerate().skip(1))
         .map(|(i, c)| serde_json::json!({"id": i, "name": c}))
@@ -37,7 +40,7 @@ pub fn actor_labels(world: &World, built: &BuiltScene) -> Vec<(u32, String)> {
             (built.all_objects())
                 .find(|o| *o.name == *a.name)
                 .map_or((0, "pedestrian".to_owned()), |o| {
-                    (o.id, o.class.to_string())
+                    (o.id, built.class_name(o).to_owned())
                 })
         })
         .collect()

@@ -228,7 +228,6 @@ impl Builder<'_> {
         };
         SceneObject {
             name,
-            class: self.classes[class_id as usize].clone(),
             id: object_id,
             class_id,
         }
@@ -605,7 +604,6 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
         b.instance_surfaces.push(Arc::new(batch.surface));
         b.objects.push(SceneObject {
             name: "".into(),
-            class: "".into(),
             id: 0,
             class_id: 0,
         });

@@ -49,13 +49,12 @@ use std::sync::Arc;
 pub struct SceneObject {
     /// Object name (`ground`, `block003`, `r1`, `person1`, …).
     pub name: Arc<str>,
-    /// Semantic class (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`),
-    /// shared by the class's objects (a meadow has a million).
-    pub class: Arc<str>,
     /// The object's instance id for labels: 1 and up in build order (elements, walls, blocks,
     /// vehicles, actors), shared by all the object's scene instances; 0 means nothing.
     pub id: u32,
-    /// The class's id in [`BuiltScene::classes`] (0 means nothing).
+    /// The class's id in [`BuiltScene::classes`] (0 means nothing): its semantic class
+    /// (`ground`, `wall`, `static`, `vehicle`, `pedestrian`, or a `<label>`) by name is
+    /// [`BuiltScene::class_name`] (a meadow has a million objects of one class).
     pub class_id: u16,
 }
 
@@ -299,6 +298,13 @@ impl BuiltScene {
     /// barycentric `(u, v)`; `None` where the surface is flat (use the geometric normal).
     pub fn shading_normal(&self, instance: u32, triangle: u32, u: f32, v: f32) -> Option<Vec3A> {
         self.look(instance, triangle)?.shading_normal(u, v)
+    }
+
+    /// An object's semantic class by name (`""` for none).
+    pub fn class_name(&self, object: &SceneObject) -> &str {
+        self.classes
+            .get(usize::from(object.class_id))
+            .map_or("", String::as_str)
     }
 
     /// Every labelled object once (static ones and instanced ones).

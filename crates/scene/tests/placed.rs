@@ -70,7 +70,7 @@ fn down(built: &BuiltScene, x: f32, y: f32) -> (u32, String, passerby_raycast::H
     let ray = Ray::new(Vec3A::new(x, y, 5.0), Vec3A::NEG_Z, 0.0, 10.0).unwrap();
     let hit = built.scene.closest(&ray).unwrap();
     let object = built.object_of(hit.instance, hit.triangle).unwrap();
-    (object.id, object.class.to_string(), hit)
+    (object.id, built.class_name(object).to_owned(), hit)
 }
 
 #[test]

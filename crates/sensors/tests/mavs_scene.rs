@@ -254,7 +254,8 @@ fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
         };
         let below =
             hits(apex as f32 - 0.05).unwrap_or_else(|| panic!("no hit below the apex at {t} s"));
-        assert_eq!((&*below.name, &*below.class), ("anim_1", "pedestrian"));
+        let class = live.built.class_name(&below);
+        assert_eq!((&*below.name, class), ("anim_1", "pedestrian"));
         assert!(
             hits(apex as f32 + 0.05).is_none(),
             "a hit above the apex at {t} s"

@@ -365,6 +365,36 @@ fn bench_casts_every_scan_and_reports_json() {
     );
 }
 
+/// `bench --simulate` runs the loop for the simulated time asked and reports it as JSON, with
+/// every sensor's output and the process's peak resident memory where the system tells it.
+#[test]
+fn bench_simulates_and_reports_json_with_peak_memory() {
+    let out = passerby(&[
+        "--quiet",
+        "bench",
+        "examples/sensor_rig.world.xml",
+        "--simulate",
+        "0.2",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["steps"], 40, "{json}");
+    assert!((json["simulated_seconds"].as_f64().unwrap() - 0.2).abs() < 1e-9);
+    let sensors = json["sensors"].as_array().unwrap();
+    assert!(sensors.iter().any(|s| s["sensor"] == "r1/vlp16"), "{json}");
+    let peak = &json["peak_resident_bytes"];
+    if cfg!(target_os = "linux") {
+        // More than the binary and the world's scene; less than the machine.
+        let bytes = peak.as_u64().unwrap();
+        assert!((10 << 20..16 << 30).contains(&bytes), "{json}");
+    } else {
+        assert!(peak.is_null() || peak.as_u64().is_some(), "{json}");
+    }
+}
+
 #[test]
 fn render_writes_one_instant_of_a_camera_and_names_the_cameras_on_a_typo() {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render");

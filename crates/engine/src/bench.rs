@@ -84,6 +84,24 @@ pub struct SimulationReport {
     pub times: StageTimes,
     /// Per sensor (`vehicle/sensor`): observations and samples (points, rays, pixels).
     pub sensors: BTreeMap<String, (u64, u64)>,
+    /// The process's peak resident memory so far (loading and building included), where the
+    /// system says (Linux: `VmHWM`).
+    pub peak_resident_bytes: Option<u64>,
+}
+
+/// The process's peak resident memory so far: `VmHWM` of `/proc/self/status` (Linux; `None`
+/// elsewhere or if it cannot be read).
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Runs `engine` for `seconds` of simulated time (on the current rayon pool), counting what
@@ -107,6 +125,7 @@ pub fn simulate(engine: &mut Engine, seconds: f64) -> Result<SimulationReport, E
         timestep: engine.sim().timestep(),
         times: engine.times,
         sensors,
+        peak_resident_bytes: peak_resident_bytes(),
     })
 }
 
@@ -124,8 +143,11 @@ impl SimulationReport {
             })
             .collect();
         let t = &self.times;
+        let peak = self
+            .peak_resident_bytes
+            .map_or("null".to_owned(), |b| b.to_string());
         format!(
-            "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{:.3},\"wall_seconds\":{:.3},\"real_time_factor\":{:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"steps_posed_ahead\":{},\"sensors\":[{}]}}",
+            "{{\"world\":{:?},\"threads\":{},\"simulated_seconds\":{:.3},\"wall_seconds\":{:.3},\"real_time_factor\":{:.3},\"steps\":{},\"seconds_in\":{{\"simulation\":{:.3},\"scene_update\":{:.3},\"sensors\":{:.3}}},\"steps_posed_ahead\":{},\"peak_resident_bytes\":{peak},\"sensors\":[{}]}}",
             self.world,
             self.threads,
             self.simulated,
@@ -162,6 +184,12 @@ impl SimulationReport {
                 "  posing ahead measured: {:.1} us a step without, {:.1} us with: {kept}\n",
                 without * 1e6,
                 with * 1e6
+            );
+        }
+        if let Some(bytes) = self.peak_resident_bytes {
+            out += &format!(
+                "  peak resident memory: {:.0} MiB (loading and building included)\n",
+                bytes as f64 / (1024.0 * 1024.0)
             );
         }
         for (n, (o, p)) in &self.sensors {

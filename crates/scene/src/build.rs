@@ -47,8 +47,8 @@ struct Builder<'l> {
     bodies: Vec<Body>,
     skinned: Vec<SkinnedBody>,
     keyframed: Vec<KeyframedBody>,
-    /// Class names by id, shared with the objects.
-    classes: Vec<Arc<str>>,
+    /// Class names by id (objects hold the id).
+    classes: Vec<String>,
     /// Object ids by name, while objects are placed.
     object_ids: ObjectIds,
     /// While true, geometry goes into `batch` instead of becoming instances.
@@ -219,7 +219,7 @@ impl Builder<'_> {
     fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
         // The name is kept once, shared by the object and the table (a meadow has a million).
         let (name, object_id) = self.object_ids.get_or_insert(name, || name.into());
-        let class_id = match self.classes.iter().position(|c| **c == *class) {
+        let class_id = match self.classes.iter().position(|c| c == class) {
             Some(i) => i as u16,
             None => {
                 self.classes.push(class.into());
@@ -584,7 +584,7 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
         keyframed: Vec::new(),
         classes: std::iter::once("")
             .chain(BUILTIN_CLASSES)
-            .map(Arc::from)
+            .map(String::from)
             .collect(),
         object_ids: ObjectIds::default(),
         batching: true,
@@ -644,7 +644,7 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
         bodies: b.bodies,
         skinned: b.skinned,
         keyframed: b.keyframed,
-        classes: b.classes.iter().map(|c| c.to_string()).collect(),
+        classes: b.classes,
         static_instance,
         static_objects: batch.objects,
         static_triangle_object: batch.triangle_object,

@@ -99,8 +99,8 @@ impl Engine {
         let (sim, ahead) = Self::simulations(&world, seed, &ground, &live.built.outlines)?;
         let rig = Rig::new(&world, seed);
         let trial = AheadTrial::new(world.effective_timestep());
-        // The placed mesh files (MAVS objects; a meadow places a million, about 240 bytes each)
-        // are in the scene now, and nothing reads them from the world again.
+        // The placed mesh files (MAVS objects; a meadow places a million, 120 bytes each and
+        // a name) are in the scene now, and nothing reads them from the world again.
         world.meshes = Vec::new();
         // The world's own CSV logs (`<auto_start_recording>`), as MVSim writes them.
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();

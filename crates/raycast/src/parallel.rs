@@ -569,12 +569,12 @@ fn footprints(
     let mut largest = 0.0f32;
     for instance in 0..scene.instance_count() as u32 {
         let inst = scene.instance(instance);
-        if !evenly_scaled(&inst.world_from_mesh) {
+        if !evenly_scaled(&inst.world_from_mesh()) {
             return None;
         }
         let world_box = scene.world_box(instance);
         let ok = scene.mesh(inst.mesh).visit_leaf_boxes(|leaf, min, max| {
-            let Some((print, size)) = footprint(&inst.world_from_mesh, min, max, across) else {
+            let Some((print, size)) = footprint(&inst.world_from_mesh(), min, max, across) else {
                 return false;
             };
             largest = largest.max(size);

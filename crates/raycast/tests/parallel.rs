@@ -117,7 +117,7 @@ fn parallel_rays_answer_as_any_hit_from_surfaces_edges_and_corners() {
             let mesh = scene.mesh(inst.mesh);
             for (i, tri) in mesh.triangles().iter().enumerate().step_by(7) {
                 let [a, b, _] = tri.map(|v| {
-                    inst.world_from_mesh
+                    inst.world_from_mesh()
                         .transform_point3a(mesh.vertices()[v as usize])
                 });
                 let on_edge = a.lerp(b, if i % 2 == 0 { 0.5 } else { 0.25 });
@@ -257,7 +257,7 @@ fn runs_of_neighbouring_rays_answer_as_any_hit() {
             let mesh = scene.mesh(inst.mesh);
             for tri in mesh.triangles().iter().step_by(11) {
                 let a = inst
-                    .world_from_mesh
+                    .world_from_mesh()
                     .transform_point3a(mesh.vertices()[tri[0] as usize]);
                 let from = a - dir * rng.random_range(0.5..4.0);
                 origins.extend((-8..8).map(|k| from + across * (k as f32 * 1e-6)));

@@ -815,7 +815,7 @@ fn still_and_moving_instances_answer_as_a_scene_built_afresh() {
                 if k & 2 == 0 { b.min.y } else { b.max.y },
                 if k & 4 == 0 { b.min.z } else { b.max.z },
             );
-            out.grow(inst.world_from_mesh.transform_point3a(corner));
+            out.grow(inst.world_from_mesh().transform_point3a(corner));
         }
         out
     };

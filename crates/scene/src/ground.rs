@@ -60,7 +60,7 @@ impl SceneGround {
             let mesh = *copied.entry(instance.mesh).or_insert_with(|| {
                 scene.add_shared_mesh(built.scene.shared_mesh(instance.mesh).clone())
             });
-            scene.add_instance(mesh, instance.world_from_mesh);
+            scene.add_instance(mesh, instance.world_from_mesh());
         }
         scene.commit();
         SceneGround { scene }

@@ -279,7 +279,7 @@ impl BuiltScene {
             return 0.0;
         };
         let [a, b, c] = corners.map(|k| {
-            inst.world_from_mesh
+            inst.world_from_mesh()
                 .transform_point3a(mesh.vertices()[k as usize])
         });
         0.5 * (b - a).cross(c - a).length()

@@ -334,7 +334,7 @@ impl LiveScene {
             .filter_map(|a| {
                 let model = &a.body.model;
                 let skin = model.skins.first()?;
-                let world_from_mesh = self.built.scene.instance(a.body.instance).world_from_mesh;
+                let world_from_mesh = self.built.scene.instance(a.body.instance).world_from_mesh();
                 let joints = a
                     .poser
                     .joint_positions(model, 0)

@@ -157,7 +157,7 @@ fn a_scene_built_taking_the_meshes_is_the_scene_built_borrowing_them() {
     );
     for i in 0..taken.scene.instance_count() as u32 {
         let (a, b) = (taken.scene.instance(i), borrowed.scene.instance(i));
-        assert_eq!((a.mesh, a.world_from_mesh), (b.mesh, b.world_from_mesh));
+        assert_eq!((a.mesh, a.world_from_mesh()), (b.mesh, b.world_from_mesh()));
     }
     for x in [-0.5, 0.5, 2.5, 3.5, 5.5, 6.5] {
         let (a, b) = (down(&taken, x, 0.25), down(&borrowed, x, 0.25));

@@ -92,7 +92,7 @@ fn actor_box(
     for &(instance, _) in &body.instances {
         let inst = built.scene.instance(instance);
         let mesh = built.scene.mesh(inst.mesh);
-        let to_optical = optical_from_world * inst.world_from_mesh;
+        let to_optical = optical_from_world * inst.world_from_mesh();
         let vertices: Vec<Vec3A> = mesh
             .vertices()
             .iter()
@@ -132,7 +132,7 @@ fn actor_box(
         .map(|&(i, _)| {
             let inst = built.scene.instance(i);
             (
-                inst.world_from_mesh.inverse() * *world_from_optical,
+                inst.world_from_mesh().inverse() * *world_from_optical,
                 built.scene.mesh(inst.mesh),
             )
         })
@@ -202,7 +202,7 @@ fn out_of_view(
         if !b.min.cmple(b.max).all() {
             continue; // an empty mesh: nothing to show
         }
-        let to_optical = *optical_from_world * inst.world_from_mesh;
+        let to_optical = *optical_from_world * inst.world_from_mesh();
         corners.extend((0..8).map(|k| {
             let p = Vec3A::select(
                 glam::BVec3A::new(k & 1 != 0, k & 2 != 0, k & 4 != 0),

@@ -246,7 +246,7 @@ impl SceneView<'_> {
         let mesh = scene.mesh(inst.mesh);
         let tri = mesh.triangles().get(hit.triangle as usize)?;
         let [a, b, c] = tri.map(|k| {
-            inst.world_from_mesh
+            inst.world_from_mesh()
                 .transform_point3a(mesh.vertices()[k as usize])
         });
         Some(Target {

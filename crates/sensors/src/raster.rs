@@ -133,7 +133,7 @@ pub fn visible_in_bands<T: Send>(
         .map(|instance| {
             let inst = scene.instance(instance);
             let mesh = scene.mesh(inst.mesh);
-            let to_optical = optical_from_world * inst.world_from_mesh;
+            let to_optical = optical_from_world * inst.world_from_mesh();
             // The mesh's own box is tighter than its world box.
             if frustum.misses(&box_corners(&mesh.bounds(), &to_optical)) {
                 return Vec::new();

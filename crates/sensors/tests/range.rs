@@ -360,7 +360,7 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
     let obs = run(&world, 0.3, 0, |sim, live| {
         let s = &live.built.skinned[0];
         let mesh = live.built.scene.mesh(s.mesh);
-        let m = live.built.scene.instance(s.instance).world_from_mesh;
+        let m = live.built.scene.instance(s.instance).world_from_mesh();
         let v: Vec<Vec3> = mesh
             .vertices()
             .iter()

@@ -55,7 +55,12 @@ impl Builder<'_> {
                 parent_frame: Affine3A::IDENTITY,
                 rest: object_from_wheel,
                 instances: (first..self.scene.instance_count() as u32)
-                    .map(|i| (i, wheel_from_world * self.scene.instance(i).world_from_mesh))
+                    .map(|i| {
+                        (
+                            i,
+                            wheel_from_world * self.scene.instance(i).world_from_mesh(),
+                        )
+                    })
                     .collect(),
             });
         }

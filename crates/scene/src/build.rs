@@ -183,7 +183,7 @@ impl Builder<'_> {
         name: &str,
         class: &str,
     ) {
-        let object = self.scene_object(name, class);
+        let object = self.scene_object(name, || name.into(), class);
         let batch = &mut self.batch;
         let index = match batch.by_name.get(name) {
             Some(&i) => i,
@@ -209,16 +209,16 @@ impl Builder<'_> {
         batch.surface.append(surface);
     }
 
-    /// Gives the object named `name` its id now, if it has none yet, keeping this very string
-    /// (the world's, shared with the object: a meadow names a million placements).
-    fn share_name(&mut self, name: &Arc<str>) {
-        self.object_ids.get_or_insert(name, || name.clone());
-    }
-
-    /// The label entry of an object (its id and class id assigned on first use).
-    fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
-        // The name is kept once, shared by the object and the table (a meadow has a million).
-        let (name, object_id) = self.object_ids.get_or_insert(name, || name.into());
+    /// The label entry of an object (its id and class id assigned on first use); a new name
+    /// is kept as `keep` gives it (a placement's: the world's string, shared with the object,
+    /// as a meadow names a million placements).
+    fn scene_object(
+        &mut self,
+        name: &str,
+        keep: impl FnOnce() -> Arc<str>,
+        class: &str,
+    ) -> SceneObject {
+        let (name, object_id) = self.object_ids.get_or_insert(name, keep);
         let class_id = match self.classes.iter().position(|c| c == class) {
             Some(i) => i as u16,
             None => {
@@ -241,6 +241,18 @@ impl Builder<'_> {
         name: &str,
         class: &str,
     ) -> u32 {
+        self.place_keeping(id, surface, world_from_mesh, (name, || name.into()), class)
+    }
+
+    /// [`Builder::place`], a new object's name kept as `keep` gives it.
+    fn place_keeping(
+        &mut self,
+        id: MeshId,
+        surface: Arc<Surface>,
+        world_from_mesh: Affine3A,
+        (name, keep): (&str, impl FnOnce() -> Arc<str>),
+        class: &str,
+    ) -> u32 {
         if self.batching {
             let mesh = self.scene.mesh(id).clone();
             self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
@@ -251,7 +263,7 @@ impl Builder<'_> {
         } else {
             self.scene.add_instance(id, world_from_mesh)
         };
-        let object = self.scene_object(name, class);
+        let object = self.scene_object(name, keep, class);
         self.objects.push(object);
         self.instance_surfaces.push(surface);
         instance

@@ -35,8 +35,8 @@ impl Builder<'_> {
             };
             for (group, id, surface) in groups.iter() {
                 let class = labels.get(group).map_or(class, String::as_str);
-                self.share_name(&m.name);
-                self.place(*id, surface.clone(), world_from_model, &m.name, class);
+                let name = (&*m.name, || m.name.clone());
+                self.place_keeping(*id, surface.clone(), world_from_model, name, class);
             }
             return;
         }
@@ -48,8 +48,8 @@ impl Builder<'_> {
         } else {
             surface
         };
-        self.share_name(&m.name);
-        self.place(id, surface, world_from_model, &m.name, class);
+        let name = (&*m.name, || m.name.clone());
+        self.place_keeping(id, surface, world_from_model, name, class);
     }
 
     /// The model's look with smooth shading normals, made once per file.

@@ -43,18 +43,25 @@ pub struct FlatStatics {
     vehicles: Vec<Footprint>,
     blocks: Vec<Option<Footprint>>,
     actors: Vec<f64>,
+    /// The scene's instance and class ids of the outlines' objects (walls, grids, vehicles,
+    /// blocks, actors) by name, found on first use in one pass over the scene's objects: a
+    /// MAVS meadow has a million, and a table of them all made at every scan took a 2D
+    /// laser there to 0.09x real time.
+    ids: std::sync::OnceLock<HashMap<String, (u32, u16)>>,
+    /// The names `ids` looks for.
+    named: Vec<String>,
 }
 
 impl FlatStatics {
     /// The walls, footprints and actor radii of `world`.
     pub fn new(world: &World) -> FlatStatics {
-        let walls = (passerby_world::wall_outlines(world).into_iter())
+        let walls: Vec<(Vec<Vec2>, String)> = (passerby_world::wall_outlines(world).into_iter())
             .map(|w| {
                 let corners = w.corners.map(|[x, y]| Vec2::new(x as f32, y as f32));
                 (corners.to_vec(), w.name)
             })
             .collect();
-        let grids = world
+        let grids: Vec<(std::sync::Arc<OccupancyCells>, String)> = world
             .elements
             .iter()
             .enumerate()
@@ -66,22 +73,38 @@ impl FlatStatics {
                 _ => None,
             })
             .collect();
+        let named = (walls.iter().map(|(_, name)| name))
+            .chain(grids.iter().map(|(_, name)| name))
+            .chain(world.vehicles.iter().map(|v| &v.name))
+            .chain(world.blocks.iter().map(|b| &b.name))
+            .chain(world.actors.iter().map(|a| &a.name))
+            .cloned()
+            .collect();
         FlatStatics {
             walls,
             grids,
             vehicles: world.vehicles.iter().map(Footprint::of_vehicle).collect(),
             blocks: world.blocks.iter().map(Footprint::of_block).collect(),
             actors: world.actors.iter().map(|a| a.collision_radius).collect(),
+            ids: std::sync::OnceLock::new(),
+            named,
         }
     }
 
     /// Everything at the simulation's current poses; ids and classes from the scene.
     pub fn at(&self, sim: &Simulation, view: &SceneView<'_>, bodies_visible: bool) -> FlatWorld {
-        let ids: HashMap<&str, (u32, u16)> = view
-            .built
-            .all_objects()
-            .map(|o| (&*o.name, (o.id, o.class_id)))
-            .collect();
+        let ids = self.ids.get_or_init(|| {
+            let mut ids: HashMap<String, (u32, u16)> = HashMap::new();
+            let wanted: std::collections::HashSet<&str> =
+                self.named.iter().map(String::as_str).collect();
+            // A name's last object (its parts share the id), as a table of them all kept.
+            for o in view.built.all_objects() {
+                if wanted.contains(&*o.name) {
+                    ids.insert(o.name.to_string(), (o.id, o.class_id));
+                }
+            }
+            ids
+        });
         let mut items = Vec::new();
         let mut push = |outline: Outline, name: &str| {
             let (instance, label) = ids.get(name).copied().unwrap_or((0, 0));

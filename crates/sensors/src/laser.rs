@@ -82,11 +82,12 @@ impl Laser {
         -self.params.fov / 2.0 + f64::from(i) * step
     }
 
-    /// Measures a scan at `stamp` from `world_from_sensor`.
+    /// Measures a scan at `stamp` from `world_from_sensor`: in the scene with `raytrace_3d`,
+    /// else in `flat` (nothing is seen without it).
     pub fn scan(
         &mut self,
         view: &SceneView<'_>,
-        flat: &FlatWorld,
+        flat: Option<&FlatWorld>,
         world_from_sensor: &Affine3A,
         stamp: f64,
     ) -> LaserScan {
@@ -112,8 +113,10 @@ impl Laser {
             .collect();
         let targets = if self.params.raytrace_3d {
             view.cast(world_from_sensor.translation, &dirs, max_range, ignore)
-        } else {
+        } else if let Some(flat) = flat {
             flat.cast(world_from_sensor.translation, &dirs, max_range, ignore)
+        } else {
+            vec![None; dirs.len()]
         };
         let mut scan = LaserScan {
             sensor: self.sensor.clone(),
@@ -173,9 +176,11 @@ impl SensorUnit for Laser {
             return Vec::new();
         }
         let pose = mount.world_from_sensor(cx.sim);
-        let world = cx.flat.world(cx.sim, cx.view, self.bodies_visible());
+        // The 2D world only where the laser casts in it.
+        let flat = (!self.params.raytrace_3d)
+            .then(|| cx.flat.world(cx.sim, cx.view, self.bodies_visible()));
         vec![Observation::LaserScan(
-            self.scan(cx.view, world, &pose, cx.now),
+            self.scan(cx.view, flat, &pose, cx.now),
         )]
     }
 }

@@ -38,7 +38,7 @@ pub fn actor_labels(world: &World, built: &BuiltScene) -> Vec<(u32, String)> {
     (world.actors.iter())
         .map(|a| {
             (built.all_objects())
-                .find(|o| *o.name == *a.name)
+                .find(|o| o.name.is(&a.name))
                 .map_or((0, "pedestrian".to_owned()), |o| {
                     (o.id, built.class_name(o).to_owned())
                 })

@@ -10,7 +10,7 @@ use crate::transform::{AxisSwaps, YprConvention, apply, object_transform, surfac
 use passerby_diag::{SourceMap, Span};
 use passerby_world::{
     Affine3x4, Color, ElevationMap, ElevationSource, LabeledElement, LayeredSurface, MavsExtras,
-    MeshFile, MeshInstance, SurfaceMesh, Trail, World, WorldElement,
+    MeshFile, MeshInstance, Name, SurfaceMesh, Trail, World, WorldElement,
 };
 use rand::RngExt;
 use std::collections::HashMap;
@@ -597,11 +597,15 @@ impl<'a> SceneReader<'a> {
             smooth_normals,
             group_labels,
         });
+        let shared_stem: Arc<str> = stem.as_str().into();
         for world_from_model in placements {
             let n = self.names.entry(stem.clone()).or_insert(0);
             *n += 1;
             self.world.meshes.push(MeshInstance {
-                name: format!("{stem}_{n}").into(),
+                name: u32::try_from(*n).map_or_else(
+                    |_| format!("{stem}_{n}").into(),
+                    |n| Name::numbered(&shared_stem, n),
+                ),
                 file: file.clone(),
                 world_from_model,
             });

@@ -14,7 +14,7 @@ use crate::placement::entry_rng;
 use crate::read::Report;
 use crate::scene::SceneReader;
 use crate::transform::{AxisSwaps, YprConvention, object_transform};
-use passerby_world::{MeshFile, MeshInstance};
+use passerby_world::{MeshFile, MeshInstance, Name};
 use rand::RngExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -29,7 +29,8 @@ const MAX_PLANTS: usize = 2_000_000;
 struct Species {
     /// The mesh file and its label, shared by every plant of the species.
     file: Arc<MeshFile>,
-    name: String,
+    /// Its plants are named `<name>_<n>`.
+    name: Arc<str>,
     mesh_height: f64,
     rotated: bool,
 }
@@ -131,7 +132,7 @@ impl SceneReader<'_> {
                             ..AxisSwaps::default()
                         };
                         planted.push(MeshInstance {
-                            name: format!("{}_{}", sp.name, planted.len() + 1).into(),
+                            name: Name::numbered(&sp.name, planted.len() as u32 + 1),
                             file: sp.file.clone(),
                             world_from_model: object_transform(
                                 [yaw, 0.0, 0.0],
@@ -210,9 +211,9 @@ impl SceneReader<'_> {
                     group_labels: None,
                 }),
                 name: if name.is_empty() {
-                    stem.to_owned()
+                    stem.into()
                 } else {
-                    name.replace(' ', "_")
+                    name.replace(' ', "_").into()
                 },
                 mesh_height: height,
                 rotated,

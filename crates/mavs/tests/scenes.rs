@@ -19,7 +19,7 @@ fn placed<'w>(world: &'w World, stem: &str) -> Vec<&'w MeshInstance> {
     world
         .meshes
         .iter()
-        .filter(|m| m.name.starts_with(&format!("{stem}_")))
+        .filter(|m| m.name.to_str().starts_with(&format!("{stem}_")))
         .collect()
 }
 
@@ -63,7 +63,7 @@ fn cube_scene_scatters_3000_cubes_on_its_surface_inside_the_polygon_by_seed() {
     let ground = world
         .meshes
         .iter()
-        .find(|m| &*m.name == "layered_surface")
+        .find(|m| m.name.is("layered_surface"))
         .unwrap();
     assert_eq!(ground.file.label.as_deref(), Some("ground"));
     let layered = world

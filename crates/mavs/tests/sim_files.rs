@@ -76,7 +76,7 @@ fn the_shared_simulation_file_brings_its_scene_origin_poses_cameras_and_lidar() 
         world
             .meshes
             .iter()
-            .filter(|m| m.name.starts_with("cube_"))
+            .filter(|m| m.name.to_str().starts_with("cube_"))
             .count(),
         3000,
         "the scene it names"

@@ -183,7 +183,7 @@ impl Builder<'_> {
         name: &str,
         class: &str,
     ) {
-        let object = self.scene_object(name, || name.into(), class);
+        let object = self.scene_object(name, class);
         let batch = &mut self.batch;
         let index = match batch.by_name.get(name) {
             Some(&i) => i,
@@ -209,16 +209,21 @@ impl Builder<'_> {
         batch.surface.append(surface);
     }
 
-    /// The label entry of an object (its id and class id assigned on first use); a new name
-    /// is kept as `keep` gives it (a placement's: the world's string, shared with the object,
-    /// as a meadow names a million placements).
-    fn scene_object(
-        &mut self,
-        name: &str,
-        keep: impl FnOnce() -> Arc<str>,
-        class: &str,
-    ) -> SceneObject {
-        let (name, object_id) = self.object_ids.get_or_insert(name, keep);
+    /// The label entry of an object (its id and class id assigned on first use).
+    fn scene_object(&mut self, name: &str, class: &str) -> SceneObject {
+        let (name, id) = self.object_ids.get_or_insert(name, || name.into());
+        self.classed(name, id, class)
+    }
+
+    /// [`Builder::scene_object`] for a name as the world keeps it (shared with the object: a
+    /// meadow names a million placements).
+    fn scene_object_named(&mut self, name: &Name, class: &str) -> SceneObject {
+        let (name, id) = self.object_ids.get_or_insert_name(name);
+        self.classed(name, id, class)
+    }
+
+    /// The object `name` of id `object_id`, its class's id assigned on first use.
+    fn classed(&mut self, name: Name, object_id: u32, class: &str) -> SceneObject {
         let class_id = match self.classes.iter().position(|c| c == class) {
             Some(i) => i as u16,
             None => {
@@ -241,21 +246,21 @@ impl Builder<'_> {
         name: &str,
         class: &str,
     ) -> u32 {
-        self.place_keeping(id, surface, world_from_mesh, (name, || name.into()), class)
+        self.place_named(id, surface, world_from_mesh, &Name::from(name), class)
     }
 
-    /// [`Builder::place`], a new object's name kept as `keep` gives it.
-    fn place_keeping(
+    /// [`Builder::place`] for a name as the world keeps it (shared with the object).
+    fn place_named(
         &mut self,
         id: MeshId,
         surface: Arc<Surface>,
         world_from_mesh: Affine3A,
-        (name, keep): (&str, impl FnOnce() -> Arc<str>),
+        name: &Name,
         class: &str,
     ) -> u32 {
         if self.batching {
             let mesh = self.scene.mesh(id).clone();
-            self.append_to_batch(&mesh, &surface, world_from_mesh, name, class);
+            self.append_to_batch(&mesh, &surface, world_from_mesh, &name.to_str(), class);
             return u32::MAX;
         }
         let instance = if self.placing_moving {
@@ -263,7 +268,7 @@ impl Builder<'_> {
         } else {
             self.scene.add_instance(id, world_from_mesh)
         };
-        let object = self.scene_object(name, keep, class);
+        let object = self.scene_object_named(name, class);
         self.objects.push(object);
         self.instance_surfaces.push(surface);
         instance

@@ -53,7 +53,7 @@ impl SceneGround {
         let mut scene = Scene::new();
         let mut copied: HashMap<MeshId, MeshId> = HashMap::new();
         for (i, object) in built.objects.iter().enumerate() {
-            if movers.contains(&*object.name) {
+            if movers.contains(&*object.name.to_str()) {
                 continue;
             }
             let instance = built.scene.instance(i as u32);

@@ -42,13 +42,14 @@ pub use sky::SkyBox;
 use glam::{Affine3A, Vec3, Vec3A};
 use passerby_assets::Model;
 use passerby_raycast::{MeshId, Scene};
+pub use passerby_world::Name;
 use std::sync::Arc;
 
 /// What a scene instance stands for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SceneObject {
-    /// Object name (`ground`, `block003`, `r1`, `person1`, …).
-    pub name: Arc<str>,
+    /// Object name (`ground`, `block003`, `r1`, `person1`, `oat_grass_single_17`, …).
+    pub name: Name,
     /// The object's instance id for labels: 1 and up in build order (elements, walls, blocks,
     /// vehicles, actors), shared by all the object's scene instances; 0 means nothing.
     pub id: u32,
@@ -205,7 +206,7 @@ impl BuiltScene {
         if let Some(skinned) = self.skinned.iter().find(|s| {
             self.objects
                 .get(s.instance as usize)
-                .is_some_and(|o| *o.name == *object)
+                .is_some_and(|o| o.name.is(object))
         }) {
             return skinned
                 .model

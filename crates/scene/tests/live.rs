@@ -92,7 +92,7 @@ fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
         .closest(&down_at(x, 0.0))
         .expect("the actor is hit");
     assert_eq!(
-        live.built.objects[hit.instance as usize].name.as_ref(),
+        &*live.built.objects[hit.instance as usize].name.to_str(),
         "walker"
     );
     let top = 10.0 - hit.t;
@@ -134,7 +134,7 @@ fn a_walking_skinned_actor_is_seen_where_and_as_the_simulation_has_it() {
         .closest(&down_at(-5.0, 7.0))
         .expect("the crate");
     assert_eq!(
-        live.built.objects[hit.instance as usize].name.as_ref(),
+        &*live.built.objects[hit.instance as usize].name.to_str(),
         "crate"
     );
     assert!(live.built.scene.closest(&down_at(-5.0, 0.0)).is_none());

@@ -99,7 +99,7 @@ impl FlatStatics {
                 self.named.iter().map(String::as_str).collect();
             // A name's last object (its parts share the id), as a table of them all kept.
             for o in view.built.all_objects() {
-                if wanted.contains(&*o.name) {
+                if wanted.contains(&*o.name.to_str()) {
                     ids.insert(o.name.to_string(), (o.id, o.class_id));
                 }
             }

@@ -190,7 +190,7 @@ impl SceneView<'_> {
         loop {
             let h = hit?;
             let object = self.built.object_of(h.instance, h.triangle)?;
-            if ignore != Some(&*object.name) {
+            if !ignore.is_some_and(|ignored| object.name.is(ignored)) {
                 return Some(Target {
                     t: h.t,
                     normal: h.normal,

@@ -72,7 +72,7 @@ fn lidar_points_on_a_mavs_obstacle_field_carry_the_label_files_classes() {
     let cylinders: Vec<([f64; 3], f64)> = world
         .meshes
         .iter()
-        .filter(|m| m.name.starts_with("cylinder_"))
+        .filter(|m| m.name.to_str().starts_with("cylinder_"))
         .map(|m| {
             let s = (0..3)
                 .map(|i| m.world_from_model[i][0].powi(2))
@@ -255,7 +255,7 @@ fn a_keyframe_animation_plays_at_its_frame_rate_and_walks_its_path() {
         let below =
             hits(apex as f32 - 0.05).unwrap_or_else(|| panic!("no hit below the apex at {t} s"));
         let class = live.built.class_name(&below);
-        assert_eq!((&*below.name, class), ("anim_1", "pedestrian"));
+        assert_eq!((&*below.name.to_str(), class), ("anim_1", "pedestrian"));
         assert!(
             hits(apex as f32 + 0.05).is_none(),
             "a hit above the apex at {t} s"
@@ -496,7 +496,7 @@ fn objects_stand_on_a_collada_surface_where_it_is_drawn() {
     let built = build_scene(&world, &mut library);
     let surfaces = built.height_surfaces.as_ref().unwrap();
     let objects: Vec<_> = (world.meshes.iter())
-        .filter(|m| m.name.starts_with("slope_"))
+        .filter(|m| m.name.to_str().starts_with("slope_"))
         .collect();
     assert_eq!(objects.len(), 50);
     for o in objects {

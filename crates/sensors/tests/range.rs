@@ -381,7 +381,7 @@ fn a_walking_skinned_actor_is_labelled_and_its_points_lie_on_its_body_as_posed_w
         built
             .objects
             .iter()
-            .find(|o| &*o.name == "walker")
+            .find(|o| o.name.is("walker"))
             .unwrap()
             .id
     };

@@ -19,6 +19,7 @@
 pub mod budget;
 mod elements;
 mod meshes;
+mod name;
 mod noise;
 mod objects;
 mod outlines;
@@ -29,6 +30,7 @@ mod timed;
 
 pub use elements::*;
 pub use meshes::*;
+pub use name::Name;
 pub use objects::*;
 pub use outlines::{WallOutline, thick_segment, wall_outlines};
 pub use pose::{affine_from_rows, affine_from_rows4};

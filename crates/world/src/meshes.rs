@@ -21,7 +21,7 @@ pub const IDENTITY_3X4: Affine3x4 = [
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MeshInstance {
     /// Unique name (`<mesh file stem>_<n>`), shared with the scene's object.
-    pub name: Arc<str>,
+    pub name: crate::Name,
     /// The file and how it is labelled and shaded, shared by its placements (a meadow places
     /// one file a million times).
     pub file: Arc<MeshFile>,

@@ -3,38 +3,39 @@
 //!
 //! Owns: which id a name gets. Must not touch: the objects themselves.
 
-use std::sync::Arc;
+use passerby_world::Name;
+use std::cell::RefCell;
+use std::fmt::Write;
+use std::hash::BuildHasher;
 
 /// Objects' ids by name, given in order of first use from 1 (never by the hashing): each id's
-/// name, and a table of the ids hashed by their names (4 bytes a slot; with the names as keys
-/// it was 24, and a meadow names a million placements).
+/// name, and a table of the ids hashed by their names' text (4 bytes a slot; with the names as
+/// keys it was 24, and a meadow names a million placements).
 #[derive(Default)]
 pub(super) struct ObjectIds {
     /// Id `k`'s name at `k - 1`.
-    names: Vec<Arc<str>>,
+    names: Vec<Name>,
     by_name: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
+    /// Where a numbered name's text is written to be hashed.
+    text: RefCell<String>,
 }
 
 impl ObjectIds {
-    /// The id of `name`, and the string kept for it: the one `make` gives if it is new.
-    pub(super) fn get_or_insert(
-        &mut self,
-        name: &str,
-        make: impl FnOnce() -> Arc<str>,
-    ) -> (Arc<str>, u32) {
-        use std::hash::BuildHasher;
+    /// The id of the name `text`, and the name kept for it: the one `make` gives if it is new.
+    pub(super) fn get_or_insert(&mut self, text: &str, make: impl FnOnce() -> Name) -> (Name, u32) {
         let ObjectIds {
             names,
             by_name,
             hasher,
+            text: scratch,
         } = self;
-        let hash = hasher.hash_one(name);
-        let name_of = |id: u32| &*names[id as usize - 1];
+        let hash = hasher.hash_one(text);
+        let name_of = |id: u32| &names[id as usize - 1];
         let entry = by_name.entry(
             hash,
-            |&id| name_of(id) == name,
-            |&id| hasher.hash_one(name_of(id)),
+            |&id| name_of(id).is(text),
+            |&id| hash_text(hasher, name_of(id), scratch),
         );
         match entry {
             hashbrown::hash_table::Entry::Occupied(known) => {
@@ -50,32 +51,71 @@ impl ObjectIds {
             }
         }
     }
+
+    /// [`ObjectIds::get_or_insert`] for a name as the world keeps it (kept as it is if new).
+    pub(super) fn get_or_insert_name(&mut self, name: &Name) -> (Name, u32) {
+        match name {
+            Name::Whole(text) => self.get_or_insert(text, || name.clone()),
+            Name::Numbered(..) => {
+                let mut text = self.text.take();
+                text.clear();
+                let _ = write!(text, "{name}");
+                let found = self.get_or_insert(&text, || name.clone());
+                self.text.replace(text);
+                found
+            }
+        }
+    }
+}
+
+/// The hash of `name`'s text (a numbered name's written out in `scratch`), as
+/// [`ObjectIds::get_or_insert`] hashes a text.
+fn hash_text(
+    hasher: &hashbrown::DefaultHashBuilder,
+    name: &Name,
+    scratch: &RefCell<String>,
+) -> u64 {
+    match name {
+        Name::Whole(text) => hasher.hash_one(&**text),
+        numbered => {
+            let mut text = scratch.borrow_mut();
+            text.clear();
+            let _ = write!(text, "{numbered}");
+            hasher.hash_one(text.as_str())
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::ObjectIds;
+    use passerby_world::Name;
     use std::sync::Arc;
 
-    /// Ids follow first use from 1, a known name keeps its id and its first string, and ten
-    /// thousand names (the table grown many times) are all found again.
+    /// Ids follow first use from 1, a known name keeps its id and its first string, numbered
+    /// names are found by their text either way, and ten thousand names (the table grown many
+    /// times, numbered ones rehashed by their text) are all found again.
     #[test]
     fn object_ids_follow_first_use_and_keep_the_first_string() {
         let mut ids = ObjectIds::default();
         let first: Arc<str> = "tuft_1".into();
-        assert_eq!(ids.get_or_insert("tuft_1", || first.clone()).1, 1);
+        assert_eq!(ids.get_or_insert("tuft_1", || first.clone().into()).1, 1);
         assert_eq!(ids.get_or_insert("ground", || "ground".into()).1, 2);
         let (kept, id) = ids.get_or_insert("tuft_1", || "tuft_1".into());
         assert_eq!(id, 1);
-        assert!(Arc::ptr_eq(&kept, &first));
+        assert!(matches!(kept, Name::Whole(k) if Arc::ptr_eq(&k, &first)));
+        let stem: Arc<str> = "tuft".into();
+        assert_eq!(ids.get_or_insert_name(&Name::numbered(&stem, 1)).1, 1);
         for k in 0..10_000u32 {
-            let name = format!("name_{k}");
-            assert_eq!(ids.get_or_insert(&name, || name.as_str().into()).1, k + 3);
+            let name = Name::numbered(&stem, k + 2);
+            assert_eq!(ids.get_or_insert_name(&name).1, k + 3);
         }
+        assert_eq!(ids.get_or_insert("tuft_77", || unreachable!()).1, 78);
         for k in (0..10_000u32).rev() {
-            let name = format!("name_{k}");
-            let (kept, id) = ids.get_or_insert(&name, || unreachable!("{name} is known"));
-            assert_eq!((&*kept, id), (name.as_str(), k + 3));
+            let text = format!("tuft_{}", k + 2);
+            let (kept, id) = ids.get_or_insert(&text, || unreachable!("{text} is known"));
+            assert_eq!((kept.to_string(), id), (text, k + 3));
+            assert!(matches!(kept, Name::Numbered(..)));
         }
     }
 }

@@ -47,7 +47,7 @@ impl Builder<'_> {
     /// its free cells are `ground`). The object `name` exists even when nothing is drawn, for
     /// the 2D lasers that read the grid's cells.
     pub(crate) fn occupancy_grid(&mut self, grid: &OccupancyGrid, name: &str, label: &str) {
-        let object = self.scene_object(name, || name.into(), label);
+        let object = self.scene_object(name, label);
         self.batch
             .by_name
             .insert(name.to_owned(), self.batch.objects.len() as u32);

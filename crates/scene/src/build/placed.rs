@@ -35,8 +35,7 @@ impl Builder<'_> {
             };
             for (group, id, surface) in groups.iter() {
                 let class = labels.get(group).map_or(class, String::as_str);
-                let name = (&*m.name, || m.name.clone());
-                self.place_keeping(*id, surface.clone(), world_from_model, name, class);
+                self.place_named(*id, surface.clone(), world_from_model, &m.name, class);
             }
             return;
         }
@@ -48,8 +47,7 @@ impl Builder<'_> {
         } else {
             surface
         };
-        let name = (&*m.name, || m.name.clone());
-        self.place_keeping(id, surface, world_from_model, name, class);
+        self.place_named(id, surface, world_from_model, &m.name, class);
     }
 
     /// The model's look with smooth shading normals, made once per file.

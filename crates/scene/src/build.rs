@@ -603,7 +603,11 @@ fn build(world: &World, meshes: Cow<'_, [MeshInstance]>, library: &mut ModelLibr
             .chain(BUILTIN_CLASSES)
             .map(String::from)
             .collect(),
-        object_ids: ObjectIds::default(),
+        // Room for every object name the world gives at once: growing the table rehashed
+        // (wrote out) a meadow's million numbered names some twenty times.
+        object_ids: ObjectIds::with_capacity(
+            meshes.len() + world.blocks.len() + world.vehicles.len() + world.actors.len(),
+        ),
         batching: true,
         placing_moving: false,
         batch: StaticBatch::default(),

@@ -22,6 +22,20 @@ pub(super) struct ObjectIds {
 }
 
 impl ObjectIds {
+    /// A table with room for `names` names (more may come).
+    pub(super) fn with_capacity(names: usize) -> ObjectIds {
+        let mut ids = ObjectIds::default();
+        ids.names.reserve(names);
+        let ObjectIds {
+            names: kept,
+            by_name,
+            hasher,
+            text,
+        } = &mut ids;
+        by_name.reserve(names, |&id| hash_text(hasher, &kept[id as usize - 1], text));
+        ids
+    }
+
     /// The id of the name `text`, and the name kept for it: the one `make` gives if it is new.
     pub(super) fn get_or_insert(&mut self, text: &str, make: impl FnOnce() -> Name) -> (Name, u32) {
         let ObjectIds {

@@ -17,6 +17,7 @@ use crate::top::TopLevel;
 use lanes::{Beam, PacketLanes};
 
 mod lanes;
+mod normals;
 mod shadow;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;
@@ -403,8 +404,17 @@ impl Scene {
 
     /// The closest hits of up to [`PACKET`] rays, traced together, into `best` (one slot per
     /// ray: written in place, as the packet's arrays are too large to move cheaply). With
-    /// `first_hit`, each ray's first hit met instead: some hit if and only if it has any.
+    /// `first_hit`, each ray's first hit met instead: some hit if and only if it has any (its
+    /// normal left zero).
     fn packet_hits(&self, rays: &[Ray], best: &mut [Option<Hit>], first_hit: bool) {
+        self.walk_packet(rays, best, first_hit);
+        if !first_hit {
+            self.make_normals(best);
+        }
+    }
+
+    /// [`Scene::packet_hits`] but for the hits' normals.
+    fn walk_packet(&self, rays: &[Ray], best: &mut [Option<Hit>], first_hit: bool) {
         best.fill(None);
         let all = u32::MAX
             .checked_shr(32 - rays.len().min(PACKET) as u32)
@@ -606,7 +616,7 @@ impl Scene {
         }
         let mut closer = false;
         self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {
-            closer |= keep_closer(&mut best[r], hit, index, inst, rays[r].t_max);
+            closer |= keep_closer_unturned(&mut best[r], hit, index, rays[r].t_max);
         });
         closer
     }
@@ -730,6 +740,16 @@ fn keep_closer(
     inst: &Instance,
     t_max: f32,
 ) -> bool {
+    let closer = keep_closer_unturned(best, h, index, t_max);
+    if closer && let Some(b) = best {
+        b.normal = world_normal(inst, h.normal);
+    }
+    closer
+}
+
+/// [`keep_closer`], with the hit's normal as `h` has it (a packet's hits get theirs once the
+/// walk has chosen them: [`Scene::make_normals`]).
+fn keep_closer_unturned(best: &mut Option<Hit>, h: &LocalHit, index: u32, t_max: f32) -> bool {
     let closer = match best {
         None => h.t < t_max,
         Some(b) => h.t < b.t || (h.t == b.t && (index, h.triangle) < (b.instance, b.triangle)),
@@ -741,10 +761,15 @@ fn keep_closer(
             v: h.v,
             triangle: h.triangle,
             instance: index,
-            normal: (inst.normal_to_world() * h.normal).normalize_or_zero(),
+            normal: h.normal,
         });
     }
     closer
+}
+
+/// A mesh-frame unit normal of `inst`'s mesh carried to the world.
+fn world_normal(inst: &Instance, normal: Vec3A) -> Vec3A {
+    (inst.normal_to_world() * normal).normalize_or_zero()
 }
 
 fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {

@@ -264,7 +264,8 @@ impl LeafRays {
             .fold(0, |mask, r| mask | 1 << r)
     }
 
-    /// Each of the `active` rays' hit, as `found(r, hit)`.
+    /// Each of the `active` rays' hit, as `found(r, hit)`, with its triangle's normal not
+    /// yet made unit (the caller makes the normals of the hits it keeps in one pass).
     pub(crate) fn report(
         &self,
         packs: &[TriPack],
@@ -281,7 +282,7 @@ impl LeafRays {
                     u: self.best_u[r],
                     v: self.best_v[r],
                     triangle: self.best_triangle[r],
-                    normal: (b - a).cross(c - a).normalize_or_zero(),
+                    normal: (b - a).cross(c - a),
                 },
             );
         }

@@ -16,7 +16,7 @@
 //! tests the walk is the same, and so is every hit.
 
 use super::leaf16::{self, BoxRays, LeafRays};
-use super::{LocalHit, TraversalStack, TriangleMesh, next_up};
+use super::{LocalHit, TriangleMesh, next_up};
 use crate::beam::Extremes;
 use crate::packs::{PackHit, PackRay, intersect_pack, intersect_relative};
 use crate::parallel::ROOT_LEAF;
@@ -94,6 +94,8 @@ struct LeafSetup {
     wide: bool,
     /// The rays as the 16-lane test reads them, and each ray's closest hit so far.
     rays: LeafRays,
+    /// The walk's stack, taken for each packet's walk and put back.
+    stack: Vec<(u32, u32, f32)>,
 }
 
 thread_local! {
@@ -104,6 +106,7 @@ thread_local! {
         shared_origin: None,
         wide: false,
         rays: LeafRays::new(),
+        stack: Vec::new(),
     });
 }
 
@@ -152,8 +155,11 @@ pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
 
 impl TriangleMesh {
     /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it: `found(r,
-    /// hit)` for each ray `r` that has one. With `first_hit`, a ray stops at the first hit it
-    /// meets instead (shadow rays: whether it has one is the answer any-hit gives).
+    /// hit)` for each ray `r` that has one, but for its normal, not yet made unit (a caller
+    /// keeping the best of several instances' hits makes those it keeps unit at once, as
+    /// `normalize_or_zero` would). With `first_hit`, a ray stops
+    /// at the first hit it meets instead (shadow rays: whether it has one is the answer any-hit
+    /// gives).
     pub(crate) fn closest_packet(
         &self,
         rays: &RayPacket,
@@ -294,6 +300,78 @@ impl TriangleMesh {
         });
     }
 
+    /// Tests the rays of `mask` against the leaf of packs `first..first + count`, sixteen rays
+    /// at a time when many reach it and the CPU can, else a ray against a pack at a time;
+    /// whether some ray's hit moved closer.
+    fn test_leaf(
+        &self,
+        rays: &RayPacket,
+        (first, count): (usize, usize),
+        mask: u32,
+        (setup, t_far): (&mut LeafSetup, &mut [f32; PACKET]),
+        first_hit: bool,
+    ) -> bool {
+        if !setup.ready {
+            setup.fill(rays);
+        }
+        if setup.wide && mask.count_ones() >= WIDE_FROM {
+            let leaf = (first, count);
+            return (setup.rays).test_leaf(&self.packs, leaf, mask, t_far, first_hit);
+        }
+        let LeafSetup {
+            pack_rays,
+            pack_rays_made,
+            shared_origin,
+            rays: hits,
+            ..
+        } = setup;
+        for r in lanes(mask & !*pack_rays_made) {
+            pack_rays[r] = PackRay::new(hits.origin(r), &hits.shear(r));
+        }
+        *pack_rays_made |= mask;
+        // Whether some ray's hit moved closer.
+        let mut closer = false;
+        // Keeps ray `r`'s hit on pack `p` (of the leaf) if it is closer.
+        let mut keep = |r: usize, p: usize, (t, u, v, lane): PackHit, t_far: &mut _| {
+            let triangle = self.packs[first + p].prim[lane];
+            let slot = (4 * (first + p) + lane) as u32;
+            closer |= hits.keep(r, (t, u, v), (triangle, slot), t_far, first_hit);
+        };
+        let packs = &self.packs[first..first + count];
+        match shared_origin {
+            Some(origin) => {
+                for (p, pack) in packs.iter().enumerate() {
+                    let relative = pack.relative_to(origin);
+                    for r in lanes(mask) {
+                        let bound = next_up(t_far[r]);
+                        let hit = intersect_relative(
+                            &pack_rays[r],
+                            rays.t_min[r],
+                            bound,
+                            pack,
+                            &relative,
+                        );
+                        if let Some(hit) = hit {
+                            keep(r, p, hit, t_far);
+                        }
+                    }
+                }
+            }
+            None => {
+                for r in lanes(mask) {
+                    for (p, pack) in packs.iter().enumerate() {
+                        let bound = next_up(t_far[r]);
+                        let hit = intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack);
+                        if let Some(hit) = hit {
+                            keep(r, p, hit, t_far);
+                        }
+                    }
+                }
+            }
+        }
+        closer
+    }
+
     /// The walk of [`TriangleMesh::closest_packet`]: hits go to `setup`, filled at the first
     /// leaf.
     fn walk_packet(
@@ -306,74 +384,9 @@ impl TriangleMesh {
         // The rays come here having reached the instance's box, which holds this root box: it
         // is not tested again ray by ray (that cost more than it saved).
         let active = rays.active;
-        let test_leaf = |first: usize,
-                         mask: u32,
-                         count: usize,
-                         setup: &mut LeafSetup,
-                         t_far: &mut [f32; PACKET]|
-         -> bool {
-            if setup.wide && mask.count_ones() >= WIDE_FROM {
-                let leaf = (first, count);
-                return (setup.rays).test_leaf(&self.packs, leaf, mask, t_far, first_hit);
-            }
-            let LeafSetup {
-                pack_rays,
-                pack_rays_made,
-                shared_origin,
-                rays: hits,
-                ..
-            } = setup;
-            for r in lanes(mask & !*pack_rays_made) {
-                pack_rays[r] = PackRay::new(hits.origin(r), &hits.shear(r));
-            }
-            *pack_rays_made |= mask;
-            // Whether some ray's hit moved closer.
-            let mut closer = false;
-            // Keeps ray `r`'s hit on pack `p` (of the leaf) if it is closer.
-            let mut keep = |r: usize, p: usize, (t, u, v, lane): PackHit, t_far: &mut _| {
-                let triangle = self.packs[first + p].prim[lane];
-                let slot = (4 * (first + p) + lane) as u32;
-                closer |= hits.keep(r, (t, u, v), (triangle, slot), t_far, first_hit);
-            };
-            let packs = &self.packs[first..first + count];
-            match shared_origin {
-                Some(origin) => {
-                    for (p, pack) in packs.iter().enumerate() {
-                        let relative = pack.relative_to(origin);
-                        for r in lanes(mask) {
-                            let bound = next_up(t_far[r]);
-                            let hit = intersect_relative(
-                                &pack_rays[r],
-                                rays.t_min[r],
-                                bound,
-                                pack,
-                                &relative,
-                            );
-                            if let Some(hit) = hit {
-                                keep(r, p, hit, t_far);
-                            }
-                        }
-                    }
-                }
-                None => {
-                    for r in lanes(mask) {
-                        for (p, pack) in packs.iter().enumerate() {
-                            let bound = next_up(t_far[r]);
-                            let hit = intersect_pack(&pack_rays[r], rays.t_min[r], bound, pack);
-                            if let Some(hit) = hit {
-                                keep(r, p, hit, t_far);
-                            }
-                        }
-                    }
-                }
-            }
-            closer
-        };
         if let Some((first, count)) = self.wide.root_leaf {
-            if !setup.ready {
-                setup.fill(rays);
-            }
-            test_leaf(first as usize, active, count as usize, setup, t_far);
+            let leaf = (first as usize, count as usize);
+            self.test_leaf(rays, leaf, active, (setup, t_far), first_hit);
             return;
         }
         // Per group of four rays, lanes = rays.
@@ -387,9 +400,13 @@ impl TriangleMesh {
             None => Frustum::new(origin, inv_dir, &t_min, active),
         };
         let nodes = &self.wide.nodes;
-        // (slot code, rays that reached it, nearest entry among them).
-        let mut storage = TraversalStack::<(u32, u32, f32)>::default();
-        let stack = storage.slice(self.wide.stack_bound);
+        // (slot code, rays that reached it, nearest entry among them): the thread's, kept from
+        // packet to packet (made afresh, its zeros cost as much as a few node visits).
+        let mut storage = std::mem::take(&mut setup.stack);
+        if storage.len() < self.wide.stack_bound {
+            storage.resize(self.wide.stack_bound, (0, 0, 0.0));
+        }
+        let stack = &mut storage[..];
         let mut sp = 0usize;
         let (mut node, mut mask) = (0usize, active);
         // Box-test bounds, refreshed only when a leaf test moved a hit closer. The beam's is the
@@ -477,6 +494,7 @@ impl TriangleMesh {
             }
             loop {
                 if sp == 0 {
+                    setup.stack = storage;
                     return;
                 }
                 sp -= 1;
@@ -496,10 +514,8 @@ impl TriangleMesh {
                         break;
                     }
                     Slot::Leaf(first, count) => {
-                        if !setup.ready {
-                            setup.fill(rays);
-                        }
-                        if test_leaf(first, reached, count, setup, t_far) {
+                        let leaf = (first, count);
+                        if self.test_leaf(rays, leaf, reached, (setup, t_far), first_hit) {
                             (t_max, beam_t_max) = bounds(t_far);
                         }
                     }

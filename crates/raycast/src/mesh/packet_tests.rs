@@ -78,7 +78,11 @@ fn check(mesh: &TriangleMesh, rays: &[(Vec3A, Vec3A)], active: u32) {
     let p = packet(rays, active);
     let trace = |wide: bool| {
         let mut closest = [None; PACKET];
-        mesh.closest_packet_with(&p, false, wide, |r, hit| closest[r] = Some(*hit));
+        mesh.closest_packet_with(&p, false, wide, |r, hit| {
+            // The walk leaves the normal for its caller to make unit.
+            let normal = hit.normal.normalize_or_zero();
+            closest[r] = Some(LocalHit { normal, ..*hit });
+        });
         let mut blocked = 0u32;
         mesh.closest_packet_with(&p, true, wide, |r, _| blocked |= 1 << r);
         (closest, blocked)

@@ -68,36 +68,33 @@ impl ObjectIds {
 
     /// [`ObjectIds::get_or_insert`] for a name as the world keeps it (kept as it is if new).
     pub(super) fn get_or_insert_name(&mut self, name: &Name) -> (Name, u32) {
-        match name {
-            Name::Whole(text) => self.get_or_insert(text, || name.clone()),
-            Name::Numbered(..) => {
-                let mut text = self.text.take();
-                text.clear();
-                let _ = write!(text, "{name}");
-                let found = self.get_or_insert(&text, || name.clone());
-                self.text.replace(text);
-                found
-            }
+        // The scratch text is taken out: a lookup that grows the table rehashes with it.
+        let mut scratch = self.text.take();
+        let found = self.get_or_insert(text_of(name, &mut scratch), || name.clone());
+        self.text.replace(scratch);
+        found
+    }
+}
+
+/// `name`'s text: a whole name's own, a numbered one's written out in `scratch`.
+fn text_of<'a>(name: &'a Name, scratch: &'a mut String) -> &'a str {
+    match name {
+        Name::Whole(text) => text,
+        numbered => {
+            scratch.clear();
+            let _ = write!(scratch, "{numbered}");
+            scratch
         }
     }
 }
 
-/// The hash of `name`'s text (a numbered name's written out in `scratch`), as
-/// [`ObjectIds::get_or_insert`] hashes a text.
+/// The hash of `name`'s text, as [`ObjectIds::get_or_insert`] hashes a text.
 fn hash_text(
     hasher: &hashbrown::DefaultHashBuilder,
     name: &Name,
     scratch: &RefCell<String>,
 ) -> u64 {
-    match name {
-        Name::Whole(text) => hasher.hash_one(&**text),
-        numbered => {
-            let mut text = scratch.borrow_mut();
-            text.clear();
-            let _ = write!(text, "{numbered}");
-            hasher.hash_one(text.as_str())
-        }
-    }
+    hasher.hash_one(text_of(name, &mut scratch.borrow_mut()))
 }
 
 #[cfg(test)]

@@ -405,7 +405,7 @@ impl Scene {
     /// The closest hits of up to [`PACKET`] rays, traced together, into `best` (one slot per
     /// ray: written in place, as the packet's arrays are too large to move cheaply). With
     /// `first_hit`, each ray's first hit met instead: some hit if and only if it has any (its
-    /// normal left zero).
+    /// normal is not made: the triangle's cross product, not unit and in the mesh's frame).
     fn packet_hits(&self, rays: &[Ray], best: &mut [Option<Hit>], first_hit: bool) {
         self.walk_packet(rays, best, first_hit);
         if !first_hit {

@@ -157,9 +157,8 @@ impl TriangleMesh {
     /// The closest hit of each active ray, as [`TriangleMesh::closest`] would give it: `found(r,
     /// hit)` for each ray `r` that has one, but for its normal, not yet made unit (a caller
     /// keeping the best of several instances' hits makes those it keeps unit at once, as
-    /// `normalize_or_zero` would). With `first_hit`, a ray stops
-    /// at the first hit it meets instead (shadow rays: whether it has one is the answer any-hit
-    /// gives).
+    /// `normalize_or_zero` would). With `first_hit`, a ray stops at the first hit it meets
+    /// instead (shadow rays: whether it has one is the answer any-hit gives).
     pub(crate) fn closest_packet(
         &self,
         rays: &RayPacket,

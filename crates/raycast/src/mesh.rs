@@ -3,7 +3,7 @@
 use crate::bvh::{Aabb, Bvh};
 use crate::packs::{PackRay, TriPack, intersect_pack};
 use crate::ray::{Shear, intersect_box};
-use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4};
+use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4, lane_of};
 use glam::Vec3A;
 
 mod leaf16;
@@ -66,10 +66,7 @@ impl TriangleMesh {
         (root.into_iter()).flat_map(|n| {
             (0..4)
                 .filter(|&k| !matches!(decode(n.child[k]), Slot::Empty))
-                .map(|k| {
-                    let corner = |c: &[glam::Vec4; 3]| Vec3A::new(c[0][k], c[1][k], c[2][k]);
-                    (corner(&n.min), corner(&n.max))
-                })
+                .map(|k| (n.corner(&n.min, k), n.corner(&n.max, k)))
         })
     }
 
@@ -340,8 +337,7 @@ impl TriangleMesh {
         for (index, n) in self.wide.nodes.iter().enumerate() {
             for k in 0..4 {
                 if let Slot::Leaf(..) = decode(n.child[k]) {
-                    let min = Vec3A::new(n.min[0][k], n.min[1][k], n.min[2][k]);
-                    let max = Vec3A::new(n.max[0][k], n.max[1][k], n.max[2][k]);
+                    let (min, max) = (n.corner(&n.min, k), n.corner(&n.max, k));
                     // Node indices fit in 30 bits: a tree has fewer nodes than triangles.
                     if !f((index as u32) << 2 | k as u32, min, max) {
                         return false;
@@ -388,7 +384,7 @@ impl TriangleMesh {
                 let k = (leaf & 3) as usize;
                 // The walk skips a child missed (`+inf`) or entered after its bound (`t_far`,
                 // here `t_max`); entries are never NaN.
-                let entry = intersect4(n, &lanes, t_min, bound)[k];
+                let entry = lane_of(&intersect4(n, &lanes, t_min, bound), k);
                 if entry == f32::INFINITY || entry > t_max {
                     continue;
                 }
@@ -470,18 +466,18 @@ impl TriangleMesh {
         let mut node = 0usize;
         loop {
             let n = &nodes[node];
-            let d = intersect4(n, &lanes, t_min, next_up(t_far));
+            let d: [f32; 4] = intersect4(n, &lanes, t_min, next_up(t_far)).into();
             // Hit children, nearest first (insertion sort of at most four).
             let mut order = [(f32::INFINITY, 0u32); 4];
             let mut hits = 0;
-            for k in 0..4 {
-                if d[k] < f32::INFINITY && !matches!(decode(n.child[k]), Slot::Empty) {
+            for (&entry, &code) in d.iter().zip(&n.child) {
+                if entry < f32::INFINITY && !matches!(decode(code), Slot::Empty) {
                     let mut i = hits;
-                    while i > 0 && order[i - 1].0 > d[k] {
+                    while i > 0 && order[i - 1].0 > entry {
                         order[i] = order[i - 1];
                         i -= 1;
                     }
-                    order[i] = (d[k], n.child[k]);
+                    order[i] = (entry, code);
                     hits += 1;
                 }
             }

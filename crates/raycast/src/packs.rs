@@ -7,6 +7,7 @@
 //! double precision as the paper prescribes.
 
 use crate::ray::{Shear, intersect_triangle};
+use crate::wide::lane_of;
 use glam::{Vec3A, Vec4};
 
 /// Up to four triangles: `v[j][a]` holds coordinate `a` of vertex `j` of each lane's triangle
@@ -58,7 +59,12 @@ impl TriPack {
 
     pub(crate) fn corners(&self, lane: usize) -> [Vec3A; 3] {
         std::array::from_fn(|j| {
-            Vec3A::new(self.v[j][0][lane], self.v[j][1][lane], self.v[j][2][lane])
+            let c = &self.v[j];
+            Vec3A::new(
+                lane_of(&c[0], lane),
+                lane_of(&c[1], lane),
+                lane_of(&c[2], lane),
+            )
         })
     }
 }

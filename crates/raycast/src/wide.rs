@@ -18,6 +18,14 @@ const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
 /// The largest primitive count a mesh may have for its leaf codes.
 pub(crate) const MAX_PRIMS: usize = 1 << (31 - COUNT_BITS);
 
+/// Lane `k` of `v`, read through its array: glam's `v[k]` is a `match` on `k`, which compiles
+/// to an indirect jump that the walks' changing `k` mispredicts.
+#[inline(always)]
+pub(crate) fn lane_of(v: &Vec4, k: usize) -> f32 {
+    let lanes: &[f32; 4] = v.as_ref();
+    lanes[k]
+}
+
 /// Four children: their boxes (SoA) and what they are.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node4 {
@@ -218,10 +226,15 @@ impl Bvh4 {
 }
 
 impl Node4 {
+    /// Slot `k`'s corner from `min` or `max`.
+    pub(crate) fn corner(&self, c: &[Vec4; 3], k: usize) -> Vec3A {
+        Vec3A::new(lane_of(&c[0], k), lane_of(&c[1], k), lane_of(&c[2], k))
+    }
+
     fn slot_bounds(&self, k: usize) -> Aabb {
         Aabb {
-            min: Vec3A::new(self.min[0][k], self.min[1][k], self.min[2][k]),
-            max: Vec3A::new(self.max[0][k], self.max[1][k], self.max[2][k]),
+            min: self.corner(&self.min, k),
+            max: self.corner(&self.max, k),
         }
     }
 

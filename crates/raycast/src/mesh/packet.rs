@@ -21,7 +21,7 @@ use crate::beam::Extremes;
 use crate::packs::{PackHit, PackRay, intersect_pack, intersect_relative};
 use crate::parallel::ROOT_LEAF;
 use crate::ray::{Shear, intersect_box, smaller_or};
-use crate::wide::{Slot, decode};
+use crate::wide::{Slot, decode, lane_of};
 use glam::{Vec3A, Vec4};
 
 /// Rays per packet: groups of four lanes (masks are `u32`: at most 32). Each packet's set-up and
@@ -254,8 +254,8 @@ impl TriangleMesh {
                         continue;
                     };
                     let b = (
-                        [0, 1, 2].map(|a| n.min[a][k]),
-                        [0, 1, 2].map(|a| n.max[a][k]),
+                        [0, 1, 2].map(|a| lane_of(&n.min[a], k)),
+                        [0, 1, 2].map(|a| lane_of(&n.max[a], k)),
                     );
                     let (reached, _) = leaf16::reach_box(box_rays, open, b)
                         .unwrap_or_else(|| reach_in_groups(box_rays, open, b));
@@ -442,7 +442,7 @@ impl TriangleMesh {
                     }
                     if let Slot::Inner(_) = slot {
                         // Inner nodes take the whole packet; leaves get each ray's own test.
-                        let entry = near[k];
+                        let entry = lane_of(&near, k);
                         let mut i = hits;
                         while i > 0 && order[i - 1].0 > entry {
                             order[i] = order[i - 1];
@@ -455,8 +455,8 @@ impl TriangleMesh {
                 }
                 // Each ray's own test (sixteen at a time where the CPU can).
                 let b = (
-                    [0, 1, 2].map(|a| n.min[a][k]),
-                    [0, 1, 2].map(|a| n.max[a][k]),
+                    [0, 1, 2].map(|a| lane_of(&n.min[a], k)),
+                    [0, 1, 2].map(|a| lane_of(&n.max[a], k)),
                 );
                 let rays_in = BoxRays {
                     origin,

@@ -158,8 +158,8 @@ impl LeafRays {
     /// Ray `r`'s shear, as [`Shear::new`] makes it (after [`LeafRays::fill`]).
     pub(crate) fn shear(&self, r: usize) -> Shear {
         Shear {
-            axes: self.axes.map(|axis| axis[r] as usize),
-            coeffs: self.coeffs.map(|c| c[r]),
+            axes: [0, 1, 2].map(|k| self.axes[k][r] as usize),
+            coeffs: [0, 1, 2].map(|k| self.coeffs[k][r]),
             inv_dir: Vec3A::new(self.inv_dir[0][r], self.inv_dir[1][r], self.inv_dir[2][r]),
         }
     }
@@ -292,6 +292,7 @@ impl LeafRays {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{BoxRays, EMPTY_LANE, Groups, LeafRays, NO_HIT, PACKET, TriPack};
+    use crate::wide::lane_of;
     use std::arch::x86_64::*;
 
     /// Sixteen lanes of `values` from lane `16 · half` (`half` is 0 or 1).
@@ -337,7 +338,44 @@ mod avx512 {
         },
     }
 
+    /// A [`Selection`] in scalars, as it is handed to [`test_selected`]: a selection holds a
+    /// vector, and one passed as an argument went through memory, where its copy stalled the
+    /// loads that followed (12 % of `test_selected` on `warehouse_walkers`).
+    #[derive(Clone, Copy)]
+    enum Choice {
+        Half(usize),
+        /// The rays `low` of the low half, then the rays `high` of the high half (at most
+        /// sixteen in all).
+        Dense {
+            low: __mmask16,
+            high: __mmask16,
+        },
+    }
+
     impl Selection {
+        /// The selection `choice` describes.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn of(choice: Choice) -> Selection {
+            match choice {
+                Choice::Half(h) => Selection::Half(h),
+                Choice::Dense { low, high } => {
+                    let (from_low, from_high) = (low.count_ones(), high.count_ones());
+                    let ray_low = _mm512_maskz_compress_epi32(low, iota());
+                    let sixteen = _mm512_set1_epi32(16);
+                    let ray_high =
+                        _mm512_maskz_compress_epi32(high, _mm512_add_epi32(iota(), sixteen));
+                    let after_low = (((1u32 << from_high) - 1) << from_low) as __mmask16;
+                    Selection::Dense {
+                        ray: _mm512_mask_expand_epi32(ray_low, after_low, ray_high),
+                        from_low,
+                        low,
+                        high,
+                    }
+                }
+            }
+        }
+
         /// The lanes of `values` it selects.
         #[inline]
         #[target_feature(enable = "avx512f")]
@@ -417,7 +455,9 @@ mod avx512 {
         #[target_feature(enable = "avx512f")]
         fn gather(w: &LeafRays, t_far: &[f32; PACKET], at: Selection) -> Lanes {
             let f = |values: &[f32; PACKET]| _mm512_castsi512_ps(at.gather(values));
-            let axes = w.axes.map(|axis| at.gather(&axis));
+            // By reference: mapping the arrays by value copied them to the stack first, and
+            // the gathers' loads then stalled on the copies' narrower stores.
+            let axes = [0, 1, 2].map(|k| at.gather(&w.axes[k]));
             Lanes {
                 origin: [0, 1, 2].map(|a| f(&w.origin[a])),
                 coeffs: [0, 1, 2].map(|a| f(&w.coeffs[a])),
@@ -575,54 +615,46 @@ mod avx512 {
         let (low, high) = (mask as __mmask16, (mask >> 16) as __mmask16);
         let (from_low, from_high) = (low.count_ones(), high.count_ones());
         if low != 0 && high != 0 && from_low + from_high <= 16 {
-            let ray_low = _mm512_maskz_compress_epi32(low, iota());
-            let ray_high =
-                _mm512_maskz_compress_epi32(high, _mm512_add_epi32(iota(), _mm512_set1_epi32(16)));
-            let after_low = (((1u32 << from_high) - 1) << from_low) as __mmask16;
-            let at = Selection::Dense {
-                ray: _mm512_mask_expand_epi32(ray_low, after_low, ray_high),
-                from_low,
-                low,
-                high,
-            };
             let lanes = ((1u32 << (from_low + from_high)) - 1) as __mmask16;
+            let at = Choice::Dense { low, high };
             return test_selected(w, packs, leaf, (at, lanes), t_far, first_hit);
         }
         let mut closer = false;
         for (h, rays) in [(0, low), (1, high)] {
             if rays != 0 {
-                let at = Selection::Half(h);
+                let at = Choice::Half(h);
                 closer |= test_selected(w, packs, leaf, (at, rays), t_far, first_hit);
             }
         }
         closer
     }
 
-    /// The leaf's triangles against the lanes `rays` of selection `at`.
+    /// The leaf's triangles against the lanes `rays` of the selection `choice` describes.
     #[target_feature(enable = "avx512f")]
     fn test_selected(
         w: &mut LeafRays,
         packs: &[TriPack],
         (first, count): (usize, usize),
-        (at, mut rays): (Selection, __mmask16),
+        (choice, mut rays): (Choice, __mmask16),
         t_far: &mut [f32; PACKET],
         first_hit: bool,
     ) -> bool {
+        let at = Selection::of(choice);
         let mut closer = false;
         let mut s = Lanes::gather(w, t_far, at);
         let mut bound = next_up(s.t_far);
         let zero = _mm512_setzero_ps();
         let no_hit = _mm512_set1_epi32(NO_HIT as i32);
         'packs: for (p, pack) in packs[first..first + count].iter().enumerate() {
-            let corners = pack.v.map(|c| c.map(|axis| axis.to_array()));
             for (lane, &triangle) in pack.prim.iter().enumerate() {
                 if triangle == EMPTY_LANE {
                     continue;
                 }
                 // Each corner relative to each ray's origin, on the ray's sheared axes.
                 let to_ray = |j: usize| -> [__m512; 3] {
-                    let d = [0, 1, 2]
-                        .map(|a| _mm512_sub_ps(_mm512_set1_ps(corners[j][a][lane]), s.origin[a]));
+                    let d = [0, 1, 2].map(|a| {
+                        _mm512_sub_ps(_mm512_set1_ps(lane_of(&pack.v[j][a], lane)), s.origin[a])
+                    });
                     let pick = |role: usize| {
                         let y_or_z = _mm512_mask_blend_ps(s.axis_y[role], d[2], d[1]);
                         _mm512_mask_blend_ps(s.axis_x[role], y_or_z, d[0])

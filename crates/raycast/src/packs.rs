@@ -8,7 +8,7 @@
 
 use crate::ray::{Shear, intersect_triangle};
 use crate::wide::lane_of;
-use glam::{Vec3A, Vec4};
+use glam::{Mat4, Vec3A, Vec4};
 
 /// Up to four triangles: `v[j][a]` holds coordinate `a` of vertex `j` of each lane's triangle
 /// (NaN in empty lanes, so that no comparison of the test ever selects them).
@@ -45,15 +45,13 @@ impl TriPack {
             EMPTY_LANE => [Vec3A::NAN; 3],
             p => corners_of(p),
         });
+        // Each corner of the four lanes as the columns of a matrix, transposed in registers
+        // (made lane by lane, the vectors were read back from memory across the stores that
+        // had just written the corners, and stalled).
         self.v = std::array::from_fn(|j| {
-            std::array::from_fn(|a| {
-                Vec4::new(
-                    lanes[0][j][a],
-                    lanes[1][j][a],
-                    lanes[2][j][a],
-                    lanes[3][j][a],
-                )
-            })
+            let column = |lane: usize| lanes[lane][j].extend(0.0);
+            let rows = Mat4::from_cols(column(0), column(1), column(2), column(3)).transpose();
+            [rows.x_axis, rows.y_axis, rows.z_axis]
         });
     }
 

@@ -26,6 +26,13 @@ pub(crate) fn lane_of(v: &Vec4, k: usize) -> f32 {
     lanes[k]
 }
 
+/// Sets lane `k` of `v` through its array (see [`lane_of`]).
+#[inline(always)]
+pub(crate) fn set_lane(v: &mut Vec4, k: usize, value: f32) {
+    let lanes: &mut [f32; 4] = v.as_mut();
+    lanes[k] = value;
+}
+
 /// Four children: their boxes (SoA) and what they are.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node4 {
@@ -162,8 +169,8 @@ impl Bvh4 {
                 };
                 let n = &mut self.nodes[i];
                 for axis in 0..3 {
-                    n.min[axis][k] = b.min[axis];
-                    n.max[axis][k] = b.max[axis];
+                    set_lane(&mut n.min[axis], k, b.min[axis]);
+                    set_lane(&mut n.max[axis], k, b.max[axis]);
                 }
             }
         }

@@ -209,7 +209,11 @@ impl<'a> Pass<'a> {
         let w = lens.size().0;
         let first_row = first / w;
         let rows = &lens.row_y[first_row..(first + depth.len()) / w];
-        let mut last: Option<((u32, u32), Option<SeenTriangle<'a>>)> = None;
+        // What each of the band's triangles is and how it looks, found on the first row that
+        // sees it (it depends on the triangle only): each band triangle's slot in
+        // `seen_triangles`.
+        let mut seen_slot = vec![u32::MAX; raster.triangle_count()];
+        let mut seen_triangles: Vec<Option<SeenTriangle<'a>>> = Vec::new();
         // A pixel's world direction is `M (x, y, 1)`, which glam sums as `(X x + Y y) + Z`:
         // the same sums with `Y y` found once per run.
         let m = &self.world_from_optical.matrix3;
@@ -226,14 +230,15 @@ impl<'a> Pass<'a> {
                 }
                 return;
             };
-            let key = (triangle.instance(), triangle.triangle());
-            if !matches!(last, Some((k, _)) if k == key) {
-                let seen = view
-                    .target_of(&triangle.hit(run.cols.start).to_hit())
-                    .map(|target| SeenTriangle::new(view, target, light));
-                last = Some((key, seen));
+            let slot = &mut seen_slot[run.band_triangle];
+            if *slot == u32::MAX {
+                *slot = seen_triangles.len() as u32;
+                seen_triangles.push(
+                    view.target_of(&triangle.hit(run.cols.start).to_hit())
+                        .map(|target| SeenTriangle::new(view, target, light)),
+                );
             }
-            let seen = last.as_ref().and_then(|(_, seen)| seen.as_ref());
+            let seen = seen_triangles[*slot as usize].as_ref();
             // Labels only, or a triangle that looks the same all over: the run is finished
             // whole, unless the lens has no direction for one of its pixels.
             if let Some(seen) = seen.filter(|seen| light.is_none() || seen.uniform().is_some()) {

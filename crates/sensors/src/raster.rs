@@ -354,6 +354,11 @@ impl BandHits<'_> {
         self.nearest.is_empty()
     }
 
+    /// How many triangles the band's pixels may see ([`Run::band_triangle`] is under it).
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
     /// Calls `f(pixel, what it sees)` for every pixel of the band (index in the band), in
     /// row-major order. A run of pixels on one triangle shares its lookups and its edges' row
     /// terms.
@@ -398,6 +403,7 @@ impl BandHits<'_> {
                     first,
                     row,
                     cols,
+                    band_triangle: index,
                     triangle,
                 });
             }
@@ -413,6 +419,9 @@ pub struct Run<'b> {
     pub row: usize,
     /// The image columns.
     pub cols: std::ops::Range<usize>,
+    /// Its triangle's index among the band's (the same on every row the triangle covers);
+    /// meaningful only with `triangle`.
+    pub band_triangle: usize,
     /// What its pixels see, if anything.
     pub triangle: Option<RunTriangle<'b>>,
 }

@@ -90,9 +90,16 @@ impl Footprint {
         if z > top || z + height < bottom {
             return None;
         }
+        let (dx, dy) = (x - pose.x, y - pose.y);
+        // Far apart: rejected before the rotation's sine and cosine (most pairs, every step).
+        // Turning keeps the distance up to rounding, far inside the margin, so this rejects
+        // only what the exact test below rejects.
+        let far = (self.reach + radius) * (1.0 + 1e-6);
+        if dx * dx + dy * dy > far * far {
+            return None;
+        }
         // The actor's axis in the object's frame.
         let (s, c) = pose.yaw.sin_cos();
-        let (dx, dy) = (x - pose.x, y - pose.y);
         let local = [c * dx + s * dy, -s * dx + c * dy];
         if local[0].hypot(local[1]) > self.reach + radius {
             return None;

@@ -77,11 +77,11 @@ pub fn trace(
         antialias: antialias.max(1) as usize,
     };
     let mut out = Pixels {
-        depth: vec![0.0; n],
-        instance: vec![0; n],
-        class: vec![0; n],
+        depth: zeros(n),
+        instance: zeros(n),
+        class: zeros(n),
         rgb: if lighting.is_some() {
-            vec![0; 3 * n]
+            zeros(3 * n)
         } else {
             Vec::new()
         },
@@ -126,6 +126,15 @@ pub fn trace(
             .for_each(|(k, out)| pass.block(k * block, None, out));
     }
     out
+}
+
+/// `n` zeros, written by every thread of the pool: an HD frame's images are 27 MB, which
+/// the allocator hands over from memory it had (so it zeroes them itself, on one thread, while
+/// the other waits).
+fn zeros<T: Copy + Default + Send>(n: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    v.par_extend(rayon::iter::repeat_n(T::default(), n));
+    v
 }
 
 /// One camera pass: what every block of rows needs.
@@ -224,9 +233,20 @@ impl<'a> Pass<'a> {
             let row_term = m.y_axis * rows.get(run.row - first_row).copied().unwrap_or(0.0);
             let dir_of = |col: usize| m.x_axis * lens.column_x[col] + row_term + m.z_axis;
             let pixels = run.first..run.first + run.cols.len();
+            // `dir_of`'s sums, axis by axis: the same values.
+            let run_directions = |run_dirs: &mut [Vec<f32>; 3]| {
+                let xs = &lens.column_x[run.cols.clone()];
+                for (axis, out) in run_dirs.iter_mut().enumerate() {
+                    let (x_axis, row, z_axis) = (m.x_axis[axis], row_term[axis], m.z_axis[axis]);
+                    out.clear();
+                    out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
+                }
+            };
             let Some(triangle) = &run.triangle else {
-                for (q, col) in pixels.zip(run.cols) {
-                    samples.one(q, dir_of(col), None);
+                if light.is_some() {
+                    run_directions(&mut run_dirs);
+                    let [xs, ys, zs] = &run_dirs;
+                    samples.sky_run(pixels.start, [xs, ys, zs]);
                 }
                 return;
             };
@@ -242,13 +262,7 @@ impl<'a> Pass<'a> {
             // Labels only, or a triangle that looks the same all over: the run is finished
             // whole, unless the lens has no direction for one of its pixels.
             if let Some(seen) = seen.filter(|seen| light.is_none() || seen.uniform().is_some()) {
-                // `dir_of`'s sums, axis by axis: the same values.
-                let xs = &lens.column_x[run.cols.clone()];
-                for (axis, out) in run_dirs.iter_mut().enumerate() {
-                    let (x_axis, row, z_axis) = (m.x_axis[axis], row_term[axis], m.z_axis[axis]);
-                    out.clear();
-                    out.extend(xs.iter().map(|&x| x_axis * x + row + z_axis));
-                }
+                run_directions(&mut run_dirs);
                 // (Without early exits: a loop the compiler lays out in vectors.)
                 let finite = (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
                 if finite {
@@ -414,6 +428,9 @@ trait Samples<'a> {
 
     /// A run of pixels on a triangle that looks the same all over.
     fn uniform_run(&mut self, run: UniformRun<'_>);
+
+    /// A run of pixels `first..` that see nothing, along `dirs` (x, y and z; of depth 1).
+    fn sky_run(&mut self, first: usize, dirs: [&[f32]; 3]);
 }
 
 /// Labels only: nothing to shade.
@@ -421,6 +438,8 @@ impl Samples<'_> for () {
     fn one(&mut self, _: usize, _: Vec3A, _: Option<(&SeenTriangle<'_>, &PixelHit<'_>)>) {}
 
     fn uniform_run(&mut self, _: UniformRun<'_>) {}
+
+    fn sky_run(&mut self, _: usize, _: [&[f32]; 3]) {}
 }
 
 /// Each pixel's light, waiting for the block's shadow rays and textures.
@@ -441,6 +460,12 @@ impl<'a> Samples<'a> for Shading<'a> {
     #[inline(always)]
     fn uniform_run(&mut self, run: UniformRun<'_>) {
         self.shader.shade_uniform_run(run, &mut self.waiting);
+    }
+
+    #[inline(always)]
+    fn sky_run(&mut self, first: usize, dirs: [&[f32]; 3]) {
+        debug_assert_eq!(first, self.waiting.len());
+        self.shader.sky_run(dirs, &mut self.waiting);
     }
 }
 

@@ -59,8 +59,26 @@ const PALETTE: [[f32; 3]; 8] = [
 /// The sky seen along a world direction when the world has no sky box: lighter towards the
 /// horizon (linear).
 fn gradient_sky(dir: Vec3A) -> [f32; 3] {
-    let up = dir.normalize_or_zero().z.clamp(0.0, 1.0);
+    gradient_at(dir.normalize_or_zero().z)
+}
+
+/// The gradient sky at `up`, the height of a direction of length 1.
+#[inline(always)]
+fn gradient_at(up: f32) -> [f32; 3] {
+    let up = up.clamp(0.0, 1.0);
     [0.52 - 0.40 * up, 0.69 - 0.38 * up, 0.89 - 0.15 * up]
+}
+
+/// What `Vec3A::new(x, y, z).normalize_or_zero().z` gives, with glam's very operations:
+/// the sum `(x x + y y) + z z`, its square root, one over that, times `z`.
+#[inline(always)]
+fn normalized_height(x: f32, y: f32, z: f32) -> f32 {
+    let recip = 1.0 / ((x * x + y * y) + z * z).sqrt();
+    if recip.is_finite() && recip > 0.0 {
+        z * recip
+    } else {
+        0.0
+    }
 }
 
 /// The grid that answers a frame of `pixels` pixels' shadow rays (all towards the sun) from the
@@ -140,6 +158,8 @@ pub(crate) struct Shader<'a> {
     texture_points: Vec<(u32, f32, TexturePoint<'a>)>,
     /// Which samples of a uniform run see the back of its triangle (kept for the next run).
     run_backs: Vec<bool>,
+    /// A sky run's heights (kept for the next run).
+    run_heights: Vec<f32>,
 }
 
 /// What the samples that see one triangle share: what it is (as a ray reports it, its
@@ -229,6 +249,7 @@ impl<'a> Shader<'a> {
             shadow_rays: SunRays::new(light.to_sun),
             texture_points: Vec::new(),
             run_backs: Vec::new(),
+            run_heights: Vec::new(),
         }
     }
 
@@ -252,6 +273,36 @@ impl<'a> Shader<'a> {
             None => gradient_sky(dir),
         };
         (background, -1.0)
+    }
+
+    /// Neighbouring samples that see the sky along `dirs` (x, y and z): what [`Shader::sky`]
+    /// gives each, pushed onto `out`; the gradient's heights in a loop the compiler lays out
+    /// in vectors.
+    pub(crate) fn sky_run(&mut self, [xs, ys, zs]: [&[f32]; 3], out: &mut Vec<Lit>) {
+        let dirs = xs.iter().zip(ys).zip(zs).map(|((&x, &y), &z)| (x, y, z));
+        if self.view.built.sky.is_some() {
+            out.extend(dirs.map(|(x, y, z)| self.sky(Vec3A::new(x, y, z))));
+            return;
+        }
+        let heights = &mut self.run_heights;
+        heights.clear();
+        // Black where the lens has no direction, as `sky`.
+        heights.extend(dirs.map(|(x, y, z)| {
+            let finite = x.is_finite() & y.is_finite() & z.is_finite();
+            if finite {
+                normalized_height(x, y, z)
+            } else {
+                f32::NAN
+            }
+        }));
+        out.extend(heights.iter().map(|&up| {
+            let background = if up.is_nan() {
+                [0.0; 3]
+            } else {
+                gradient_at(up)
+            };
+            (background, -1.0)
+        }));
     }
 
     /// Sample `k`, seen along `dir` (of depth 1): what it hit, if anything.

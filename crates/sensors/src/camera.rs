@@ -77,11 +77,11 @@ pub fn trace(
         antialias: antialias.max(1) as usize,
     };
     let mut out = Pixels {
-        depth: zeros(n),
-        instance: zeros(n),
-        class: zeros(n),
+        depth: crate::tasks::zeros(n),
+        instance: crate::tasks::zeros(n),
+        class: crate::tasks::zeros(n),
         rgb: if lighting.is_some() {
-            zeros(3 * n)
+            crate::tasks::zeros(3 * n)
         } else {
             Vec::new()
         },
@@ -126,15 +126,6 @@ pub fn trace(
             .for_each(|(k, out)| pass.block(k * block, None, out));
     }
     out
-}
-
-/// `n` zeros, written by every thread of the pool: an HD frame's images are 27 MB, which
-/// the allocator hands over from memory it had (so it zeroes them itself, on one thread, while
-/// the other waits).
-fn zeros<T: Copy + Default + Send>(n: usize) -> Vec<T> {
-    let mut v = Vec::with_capacity(n);
-    v.par_extend(rayon::iter::repeat_n(T::default(), n));
-    v
 }
 
 /// One camera pass: what every block of rows needs.

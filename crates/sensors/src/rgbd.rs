@@ -186,7 +186,7 @@ impl RgbdCamera {
         } else {
             vec![None; h]
         };
-        let mut data = vec![0u16; w * h];
+        let mut data = crate::tasks::zeros(w * h);
         let quantise = Quantise {
             units,
             far,
@@ -289,10 +289,10 @@ impl RgbdCamera {
             (xs, ys)
         });
         let mut points = DepthPoints {
-            xyz: vec![[0.0; 3]; total],
-            rgb: vec![[0; 3]; if with_rgb { total } else { 0 }],
-            instance: vec![0; total],
-            label: vec![0; total],
+            xyz: crate::tasks::zeros(total),
+            rgb: crate::tasks::zeros(if with_rgb { total } else { 0 }),
+            instance: crate::tasks::zeros(total),
+            label: crate::tasks::zeros(total),
         };
         let rgb_counts: Vec<usize> = counts
             .iter()

@@ -1,5 +1,5 @@
 //! Running a step's short parallel passes without the calling thread going to sleep at their
-//! ends.
+//! ends, and making a frame's big buffers on every thread.
 //!
 //! A rayon join or parallel iterator whose thread runs out of work while another still runs the
 //! last task sleeps after a few dozen idle rounds, and waking it takes tens of microseconds on a
@@ -10,6 +10,16 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `n` zeros (`T::default()`), written by every thread of the pool. A frame's images are
+/// megabytes (an HD frame's, 27 MB), which the allocator hands over from memory it had, and
+/// so zeroes itself, on one thread, while the others wait.
+pub fn zeros<T: Copy + Default + Send>(n: usize) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut v = Vec::with_capacity(n);
+    v.par_extend(rayon::iter::repeat_n(T::default(), n));
+    v
+}
 
 /// `f` of every item, each a task of the current rayon pool, in item order.
 pub fn map_spinning<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {

@@ -402,6 +402,18 @@ impl Scene {
         }
     }
 
+    /// [`Scene::closest_run`] for callers that read no normals (a lidar without intensities):
+    /// the same hits, but each one's `normal` is zero, not made.
+    pub fn closest_run_without_normals(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+        for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
+            let count = slots.len().min(packet.len());
+            self.walk_packet(&packet[..count], &mut slots[..count], false);
+            for hit in slots[..count].iter_mut().flatten() {
+                hit.normal = Vec3A::ZERO;
+            }
+        }
+    }
+
     /// The closest hits of up to [`PACKET`] rays, traced together, into `best` (one slot per
     /// ray: written in place, as the packet's arrays are too large to move cheaply). With
     /// `first_hit`, each ray's first hit met instead: some hit if and only if it has any (its

@@ -459,6 +459,18 @@ fn batches_trace_rays_in_packets_with_the_single_ray_answers() {
     assert_eq!(batch, single);
     assert!(single.iter().filter(|h| h.is_some()).count() > 1000);
     assert!(single.iter().any(|h| h.is_some_and(|h| h.instance == 6)));
+    // Without normals: the same hits, each with a zero normal.
+    let mut bare = vec![None; rays.len()];
+    scene.closest_run_without_normals(&rays, &mut bare);
+    let zeroed: Vec<_> = (single.iter())
+        .map(|h| {
+            h.map(|h| passerby_raycast::Hit {
+                normal: Vec3A::ZERO,
+                ..h
+            })
+        })
+        .collect();
+    assert_eq!(bare, zeroed);
 }
 
 #[test]

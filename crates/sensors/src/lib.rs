@@ -112,6 +112,15 @@ pub struct Target {
     pub surface: (u32, u32, [f32; 2]),
 }
 
+/// Whether a cast makes its targets' normals (a lidar without intensities reads none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normals {
+    /// Unit world normals.
+    Made,
+    /// Zero normals, at less cost.
+    Skipped,
+}
+
 /// How far past an ignored hit a beam continues (metres).
 const PASS_THROUGH: f32 = 1e-4;
 
@@ -156,8 +165,20 @@ impl SceneView<'_> {
         &self,
         origin: Vec3A,
         dirs: &[Vec3A],
-        (t_min, t_max): (f32, f32),
+        range: (f32, f32),
         ignore: Option<&str>,
+        out: &mut [Option<Target>],
+    ) {
+        self.cast_run_with(origin, dirs, range, (ignore, Normals::Made), out);
+    }
+
+    /// [`SceneView::cast_run`], with each target's normal made or not (then it is zero).
+    pub fn cast_run_with(
+        &self,
+        origin: Vec3A,
+        dirs: &[Vec3A],
+        (t_min, t_max): (f32, f32),
+        (ignore, normals): (Option<&str>, Normals),
         out: &mut [Option<Target>],
     ) {
         let rays: Vec<Ray> = dirs
@@ -171,9 +192,18 @@ impl SceneView<'_> {
             .collect();
         let scene = &self.built.scene;
         let mut hits = vec![None; rays.len()];
-        scene.closest_run(&rays, &mut hits);
+        match normals {
+            Normals::Made => scene.closest_run(&rays, &mut hits),
+            Normals::Skipped => scene.closest_run_without_normals(&rays, &mut hits),
+        }
         for ((slot, hit), ray) in out.iter_mut().zip(&hits).zip(&rays) {
             *slot = self.target_past(*hit, ray, ignore);
+            if normals == Normals::Skipped
+                && let Some(target) = slot
+            {
+                // (A hit past the ignored body came with one.)
+                target.normal = Vec3A::ZERO;
+            }
         }
     }
 

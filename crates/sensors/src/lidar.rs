@@ -384,11 +384,16 @@ impl Lidar {
             .then_some(self.sensor.vehicle.as_deref())
             .flatten();
         let mut cast = vec![None; tiled.len()];
-        view.cast_run(
+        // Normals only for intensities.
+        let normals = match self.params.generate_intensity {
+            true => crate::Normals::Made,
+            false => crate::Normals::Skipped,
+        };
+        view.cast_run_with(
             world_from_sensor.translation,
             &tiled,
             (0.0, self.params.max_range as f32),
-            ignore,
+            (ignore, normals),
             &mut cast,
         );
         // Where each beam's answer is in `cast` (beams that do not fire have none).

@@ -214,6 +214,11 @@ impl<'a> TriangleLook<'a> {
         self.uvs.is_none() && self.normals.is_none()
     }
 
+    /// Whether it is a flat facet: [`TriangleLook::shading_normal`] is `None` everywhere.
+    pub fn is_flat(&self) -> bool {
+        self.normals.is_none()
+    }
+
     /// The world-frame unit shading normal at barycentric `(u, v)`; `None` for a flat facet.
     #[inline]
     pub fn shading_normal(&self, u: f32, v: f32) -> Option<glam::Vec3A> {

@@ -23,7 +23,7 @@ use crate::SceneView;
 pub use crate::lens::{Lens, LensError, Pixels, body_from_optical};
 use crate::raster::{BandHits, PixelHit};
 pub use crate::shading::Lighting;
-use crate::shading::{Lit, SeenTriangle, Shader, UniformRun, shade};
+use crate::shading::{FlatRun, Lit, SeenTriangle, Shader, UniformRun, shade};
 use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
@@ -218,6 +218,7 @@ impl<'a> Pass<'a> {
         // the same sums with `Y y` found once per run.
         let m = &self.world_from_optical.matrix3;
         let mut depths = vec![0.0f32; w];
+        let (mut us, mut vs) = (vec![0.0f32; w], vec![0.0f32; w]);
         // A run's directions axis by axis, for loops the compiler lays out in vectors.
         let mut run_dirs: [Vec<f32>; 3] = std::array::from_fn(|_| Vec::with_capacity(w));
         raster.for_each_run(|run| {
@@ -272,6 +273,28 @@ impl<'a> Pass<'a> {
                             lits,
                         });
                     }
+                    return;
+                }
+            }
+            // A flat facet whose colour varies, under light: shaded a run at a time.
+            if let (Some(_), Some(seen)) = (light, seen.filter(|seen| seen.is_flat_varying())) {
+                run_directions(&mut run_dirs);
+                let finite = (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
+                if finite {
+                    let n = pixels.len();
+                    let (depths, us, vs) = (&mut depths[..n], &mut us[..n], &mut vs[..n]);
+                    triangle.depths_and_uvs(run.cols.clone(), [&mut *depths, us, vs]);
+                    depth[pixels.clone()].copy_from_slice(depths);
+                    instance[pixels.clone()].fill(seen.target.instance as i32);
+                    class[pixels.clone()].fill(seen.target.label);
+                    let [xs, ys, zs] = &run_dirs;
+                    samples.flat_run(FlatRun {
+                        first: pixels.start,
+                        dirs: [xs, ys, zs],
+                        depths,
+                        uvs: [us, vs],
+                        seen,
+                    });
                     return;
                 }
             }
@@ -422,6 +445,9 @@ trait Samples<'a> {
 
     /// A run of pixels `first..` that see nothing, along `dirs` (x, y and z; of depth 1).
     fn sky_run(&mut self, first: usize, dirs: [&[f32]; 3]);
+
+    /// A run of pixels on a flat facet whose colour varies.
+    fn flat_run(&mut self, run: FlatRun<'_, 'a>);
 }
 
 /// Labels only: nothing to shade.
@@ -431,6 +457,8 @@ impl Samples<'_> for () {
     fn uniform_run(&mut self, _: UniformRun<'_>) {}
 
     fn sky_run(&mut self, _: usize, _: [&[f32]; 3]) {}
+
+    fn flat_run(&mut self, _: FlatRun<'_, '_>) {}
 }
 
 /// Each pixel's light, waiting for the block's shadow rays and textures.
@@ -451,6 +479,12 @@ impl<'a> Samples<'a> for Shading<'a> {
     #[inline(always)]
     fn uniform_run(&mut self, run: UniformRun<'_>) {
         self.shader.shade_uniform_run(run, &mut self.waiting);
+    }
+
+    #[inline(always)]
+    fn flat_run(&mut self, run: FlatRun<'_, 'a>) {
+        debug_assert_eq!(run.first, self.waiting.len());
+        self.shader.shade_flat_run(run, &mut self.waiting);
     }
 
     #[inline(always)]

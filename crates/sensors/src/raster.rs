@@ -468,6 +468,28 @@ impl RunTriangle<'_> {
         depths_widest(self, cols, out);
     }
 
+    /// The depths and barycentric `(u, v)` of the pixel centres of columns `cols` (the
+    /// run's), as [`RunTriangle::hit`] and [`PixelHit::uv`] give them, into `out`'s depths,
+    /// `u`s and `v`s.
+    #[inline(always)]
+    pub fn depths_and_uvs(&self, cols: std::ops::Range<usize>, out: [&mut [f32]; 3]) {
+        depths_uvs_widest(self, cols, out);
+    }
+
+    /// [`RunTriangle::depths_and_uvs`]'s body (compiled for each vector width).
+    #[inline(always)]
+    fn depths_uvs_body(&self, cols: std::ops::Range<usize>, [depths, us, vs]: [&mut [f32]; 3]) {
+        let b = &self.t.bary;
+        let pixels = depths.iter_mut().zip(us.iter_mut()).zip(vs.iter_mut());
+        for (((depth, u), v), col) in pixels.zip(cols) {
+            let w = self.setup.weights(self.t, &self.row_terms, col);
+            let exact = 1.0 / (w[0] + w[1] + w[2]);
+            *depth = exact as f32;
+            let bary = |c: usize| (w[0] * b[0][c] + w[1] * b[1][c] + w[2] * b[2][c]) * exact;
+            (*u, *v) = (bary(0) as f32, bary(1) as f32);
+        }
+    }
+
     /// [`RunTriangle::depths`]'s body (compiled for each vector width).
     #[inline(always)]
     fn depths_body(&self, cols: std::ops::Range<usize>, out: &mut [f32]) {
@@ -476,6 +498,15 @@ impl RunTriangle<'_> {
             *depth = (1.0 / (w[0] + w[1] + w[2])) as f32;
         }
     }
+}
+
+passerby_raycast::widest_vectors! {
+    /// [`RunTriangle::depths_and_uvs`] in the widest vectors the CPU has.
+    fn depths_uvs_widest(
+        triangle: &RunTriangle<'_>,
+        cols: std::ops::Range<usize>,
+        out: [&mut [f32]; 3],
+    ) => RunTriangle::depths_uvs_body
 }
 
 passerby_raycast::widest_vectors! {

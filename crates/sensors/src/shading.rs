@@ -158,7 +158,7 @@ pub(crate) struct Shader<'a> {
     texture_points: Vec<(u32, f32, TexturePoint<'a>)>,
     /// Which samples of a uniform run see the back of its triangle (kept for the next run).
     run_backs: Vec<bool>,
-    /// A sky run's heights (kept for the next run).
+    /// A sky run's heights, or a flat run's footprints (kept for the next run).
     run_heights: Vec<f32>,
 }
 
@@ -181,6 +181,12 @@ impl<'a> SeenTriangle<'a> {
     /// of its normal and from behind.
     pub(crate) fn uniform(&self) -> Option<[Lit; 2]> {
         self.uniform
+    }
+
+    /// Whether it is a flat facet with a look whose colour varies over it (its samples are
+    /// shaded by [`Shader::shade_flat_run`]).
+    pub(crate) fn is_flat_varying(&self) -> bool {
+        self.uniform.is_none() && self.look.is_some_and(|look| look.is_flat())
     }
 
     /// The triangle a sample's `target` is on; how it looks only if it is to be shaded (in
@@ -217,6 +223,19 @@ impl<'a> SeenTriangle<'a> {
             uniform,
         }
     }
+}
+
+/// Neighbouring samples `first..first + dirs.len()` on a flat facet whose colour varies
+/// (textured, or coloured by its texture coordinates), seen along `dirs` (of depth 1) at
+/// distances `depths` and barycentric `uvs`.
+pub(crate) struct FlatRun<'r, 'a> {
+    pub(crate) first: usize,
+    /// The directions' x, y and z.
+    pub(crate) dirs: [&'r [f32]; 3],
+    pub(crate) depths: &'r [f32],
+    /// Each sample's barycentric `u` and `v`.
+    pub(crate) uvs: [&'r [f32]; 2],
+    pub(crate) seen: &'r SeenTriangle<'a>,
 }
 
 /// Neighbouring samples `first..first + dirs.len()` on a triangle that looks the same all
@@ -399,6 +418,65 @@ impl<'a> Shader<'a> {
             (self.shadow_rays).push_run(
                 (self.origin, run.first),
                 (run.dirs, run.depths),
+                (normal, backs),
+                lit,
+            );
+        }
+    }
+
+    /// The samples of `run`: what [`Shader::shade`] gives each, pushed onto `out`, with the
+    /// textures and shadow rays it would queue. Its footprints and sides (a square root and
+    /// two divisions a sample) axis by axis in loops the compiler lays out in vectors, with
+    /// `shade`'s operations (glam's dot product and length sum `(x + y) + z`); a flat facet's
+    /// incidence depends only on the side seen, so it is made once per side.
+    pub(crate) fn shade_flat_run(&mut self, run: FlatRun<'_, 'a>, out: &mut Vec<Lit>) {
+        let ([xs, ys, zs], [us, vs], seen) = (run.dirs, run.uvs, run.seen);
+        let n = (xs.len().min(ys.len()).min(zs.len()))
+            .min(run.depths.len())
+            .min(us.len().min(vs.len()));
+        let (xs, ys, zs, depths) = (&xs[..n], &ys[..n], &zs[..n], &run.depths[..n]);
+        let normal = seen.target.normal;
+        let cos = |k: usize| (normal.x * xs[k] + normal.y * ys[k]) + normal.z * zs[k];
+        let backs = &mut self.run_backs;
+        backs.clear();
+        backs.extend((0..n).map(|k| cos(k) > 0.0));
+        let across = &mut self.run_heights;
+        across.clear();
+        let (scale, pixel_width) = (seen.texture_scale, self.pixel_width);
+        if scale > 0.0 {
+            across.extend((0..n).map(|k| {
+                let length = ((xs[k] * xs[k] + ys[k] * ys[k]) + zs[k] * zs[k]).sqrt();
+                let obliquity = (cos(k).abs() / length).max(1.0 / 16.0);
+                depths[k] * pixel_width / obliquity * scale
+            }));
+        } else {
+            across.resize(n, 0.0);
+        }
+        let light = self.light;
+        // Seen from in front of its normal, and from behind.
+        let incidence = [1.0f32, -1.0].map(|toward_camera| {
+            let facing = normal * toward_camera;
+            facing.dot(light.to_sun).max(0.0)
+        });
+        let look = seen.look;
+        for (k, (&back, &uv_across)) in backs.iter().zip(across.iter()).enumerate() {
+            let (u, v) = (us[k], vs[k]);
+            let albedo = match look.and_then(|look| look.texture_at(u, v)) {
+                Some(point) => {
+                    (self.texture_points).push(((run.first + k) as u32, uv_across, point));
+                    [0.0; 3]
+                }
+                None => look
+                    .and_then(|look| look.colour_at(u, v, uv_across))
+                    .unwrap_or_else(|| PALETTE[seen.target.label as usize % PALETTE.len()]),
+            };
+            out.push((albedo, incidence[usize::from(back)]));
+        }
+        let lit = incidence.map(|incidence| incidence > 0.0);
+        if light.shadows && (lit[0] || lit[1]) {
+            (self.shadow_rays).push_run(
+                (self.origin, run.first),
+                ([xs, ys, zs], depths),
                 (normal, backs),
                 lit,
             );

@@ -187,8 +187,8 @@ impl<'a> Pass<'a> {
         shader.sample_textures(&mut waiting);
         shader.darken_shadowed(&mut waiting);
         let mut encoder = RunEncoder::default();
-        for (q, &lit) in waiting.iter().enumerate() {
-            rgb[3 * q..3 * q + 3].copy_from_slice(&encoder.encode(light, lit));
+        for (bytes, &lit) in rgb.chunks_exact_mut(3).zip(&waiting) {
+            bytes.copy_from_slice(&encoder.encode(light, lit));
         }
     }
 
@@ -221,6 +221,18 @@ impl<'a> Pass<'a> {
         let (mut us, mut vs) = (vec![0.0f32; w], vec![0.0f32; w]);
         // A run's directions axis by axis, for loops the compiler lays out in vectors.
         let mut run_dirs: [Vec<f32>; 3] = std::array::from_fn(|_| Vec::with_capacity(w));
+        // Every direction of a row is finite when its terms are moderate numbers (a sum of
+        // three products of numbers under 1e3 and 1e30 cannot overflow): then the runs need
+        // not check theirs.
+        let moderate = |v: f32, limit: f32| v.abs() < limit;
+        let finite_terms = (m.to_cols_array().iter()).all(|&v| moderate(v, 1e3))
+            && (lens.column_x.iter()).fold(true, |all, &x| all & moderate(x, 1e30));
+        let finite_row = |row: usize| {
+            finite_terms
+                && rows
+                    .get(row - first_row)
+                    .is_some_and(|&y| moderate(y, 1e30))
+        };
         raster.for_each_run(|run| {
             let row_term = m.y_axis * rows.get(run.row - first_row).copied().unwrap_or(0.0);
             let dir_of = |col: usize| m.x_axis * lens.column_x[col] + row_term + m.z_axis;
@@ -256,7 +268,8 @@ impl<'a> Pass<'a> {
             if let Some(seen) = seen.filter(|seen| light.is_none() || seen.uniform().is_some()) {
                 run_directions(&mut run_dirs);
                 // (Without early exits: a loop the compiler lays out in vectors.)
-                let finite = (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
+                let finite = finite_row(run.row)
+                    || (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
                 if finite {
                     let depths = &mut depths[..pixels.len()];
                     triangle.depths(run.cols.clone(), depths);
@@ -279,7 +292,8 @@ impl<'a> Pass<'a> {
             // A flat facet whose colour varies, under light: shaded a run at a time.
             if let (Some(_), Some(seen)) = (light, seen.filter(|seen| seen.is_flat_varying())) {
                 run_directions(&mut run_dirs);
-                let finite = (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
+                let finite = finite_row(run.row)
+                    || (run_dirs.iter().flatten()).fold(true, |all, d| all & d.is_finite());
                 if finite {
                     let n = pixels.len();
                     let (depths, us, vs) = (&mut depths[..n], &mut us[..n], &mut vs[..n]);
@@ -502,6 +516,8 @@ struct RunEncoder {
 }
 
 impl RunEncoder {
+    /// A pixel's bytes: the last pixel's when its light has the same bits (the encoding is a
+    /// function of them; one comparison of sixteen bytes, not four of floats).
     #[inline]
     fn encode(&mut self, light: &Lighting, lit: Lit) -> [u8; 3] {
         match self.last {

@@ -382,7 +382,8 @@ impl BandHits<'_> {
         let mut q = 0;
         for (row, nearest) in (self.first_row..).zip(self.nearest.chunks(w)) {
             let mut first_col = 0;
-            for run in nearest.chunk_by(|a, b| a == b) {
+            while first_col < nearest.len() {
+                let run = &nearest[first_col..first_col + run_length(&nearest[first_col..])];
                 let cols = first_col..first_col + run.len();
                 first_col = cols.end;
                 let first = q;
@@ -424,6 +425,24 @@ pub struct Run<'b> {
     pub band_triangle: usize,
     /// What its pixels see, if anything.
     pub triangle: Option<RunTriangle<'b>>,
+}
+
+/// How many of `values` from the first are equal to it (1 or more; 0 when empty): eight at a
+/// time while all eight are (a test without early exits, laid out in vectors), then one by
+/// one.
+#[inline(always)]
+fn run_length(values: &[u32]) -> usize {
+    let Some(&first) = values.first() else {
+        return 0;
+    };
+    let mut n = 1;
+    while let Some(eight) = values.get(n..n + 8) {
+        if !eight.iter().fold(true, |all, &v| all & (v == first)) {
+            break;
+        }
+        n += 8;
+    }
+    n + values[n..].iter().take_while(|&&v| v == first).count()
 }
 
 /// The triangle a run sees, with its edges' terms for the run's row.

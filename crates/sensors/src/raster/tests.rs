@@ -127,3 +127,27 @@ fn box_centres_are_the_library_roundings_where_they_matter() {
         }
     }
 }
+
+/// `run_length` finds the runs `chunk_by` finds: short and long, at the ends, of one value.
+#[test]
+fn run_lengths_are_the_runs_of_equal_values() {
+    let mut values = Vec::new();
+    // Runs of 1 to 40 values, some repeating the value before a different one.
+    for k in 0..200u32 {
+        let len = (k * 7 + 3) % 41 + 1;
+        values.extend(std::iter::repeat_n(k % 5, len as usize));
+    }
+    values.extend([u32::MAX; 9]);
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < values.len() {
+        let n = super::run_length(&values[at..]);
+        assert!(n >= 1);
+        found.push(n);
+        at += n;
+    }
+    let expected: Vec<usize> = values.chunk_by(|a, b| a == b).map(<[u32]>::len).collect();
+    assert_eq!(found, expected);
+    assert_eq!(super::run_length(&[]), 0);
+    assert_eq!(super::run_length(&[3; 17]), 17);
+}

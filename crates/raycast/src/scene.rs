@@ -383,6 +383,21 @@ impl Scene {
     /// single rays in tree order. Packets are cut from a batch the same way on any thread
     /// count, so results stay deterministic.
     pub fn closest_batch(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+        self.batch(rays, out, Scene::closest_run);
+    }
+
+    /// [`Scene::closest_batch`] with raw normals ([`Scene::closest_run_raw`]).
+    pub fn closest_batch_raw(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+        self.batch(rays, out, Scene::closest_run_raw);
+    }
+
+    /// `run` over a batch's chunks in parallel.
+    fn batch(
+        &self,
+        rays: &[Ray],
+        out: &mut [Option<Hit>],
+        run: impl Fn(&Scene, &[Ray], &mut [Option<Hit>]) + Sync,
+    ) {
         // About four tasks per thread, whole packets each: small batches (a spinning lidar's
         // columns of one step) still spread over every thread. Each ray's answer does not depend
         // on how rays are grouped, so the chunk size does not change results.
@@ -390,7 +405,7 @@ impl Scene {
         let chunk = per_task.next_multiple_of(PACKET).clamp(8 * PACKET, 256);
         out.par_chunks_mut(chunk)
             .zip(rays.par_chunks(chunk))
-            .for_each(|(o, r)| self.closest_run(r, o));
+            .for_each(|(o, r)| run(self, r, o));
     }
 
     /// Closest hits of a run of neighbouring rays, on this thread, [`PACKET`] at a time; `out[i]`
@@ -402,15 +417,14 @@ impl Scene {
         }
     }
 
-    /// [`Scene::closest_run`] for callers that read no normals (a lidar without intensities):
-    /// the same hits, but each one's `normal` is zero, not made.
-    pub fn closest_run_without_normals(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
+    /// [`Scene::closest_run`] for callers that read no unit normals (a lidar without
+    /// intensities): the same hits, each one's `normal` raw, as the mesh's test made it: its
+    /// triangle's cross product in its instance's frame, not unit (what Embree reports as a
+    /// hit's `Ng`).
+    pub fn closest_run_raw(&self, rays: &[Ray], out: &mut [Option<Hit>]) {
         for (slots, packet) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
             let count = slots.len().min(packet.len());
             self.walk_packet(&packet[..count], &mut slots[..count], false);
-            for hit in slots[..count].iter_mut().flatten() {
-                hit.normal = Vec3A::ZERO;
-            }
         }
     }
 

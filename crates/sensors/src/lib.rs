@@ -194,14 +194,14 @@ impl SceneView<'_> {
         let mut hits = vec![None; rays.len()];
         match normals {
             Normals::Made => scene.closest_run(&rays, &mut hits),
-            Normals::Skipped => scene.closest_run_without_normals(&rays, &mut hits),
+            Normals::Skipped => scene.closest_run_raw(&rays, &mut hits),
         }
         for ((slot, hit), ray) in out.iter_mut().zip(&hits).zip(&rays) {
             *slot = self.target_past(*hit, ray, ignore);
             if normals == Normals::Skipped
                 && let Some(target) = slot
             {
-                // (A hit past the ignored body came with one.)
+                // (Raw, in the mesh's frame; or unit, past the ignored body.)
                 target.normal = Vec3A::ZERO;
             }
         }

@@ -516,8 +516,6 @@ struct RunEncoder {
 }
 
 impl RunEncoder {
-    /// A pixel's bytes: the last pixel's when its light has the same bits (the encoding is a
-    /// function of them; one comparison of sixteen bytes, not four of floats).
     #[inline]
     fn encode(&mut self, light: &Lighting, lit: Lit) -> [u8; 3] {
         match self.last {

@@ -225,9 +225,9 @@ impl<'a> SeenTriangle<'a> {
     }
 }
 
-/// Neighbouring samples `first..first + dirs.len()` on a flat facet whose colour varies
-/// (textured, or coloured by its texture coordinates), seen along `dirs` (of depth 1) at
-/// distances `depths` and barycentric `uvs`.
+/// Neighbouring samples `first..first + dirs.len()` on a flat facet that is not uniform (it
+/// has texture coordinates: its texture's colour varies over it), seen along `dirs` (of depth
+/// 1) at distances `depths` and barycentric `uvs`.
 pub(crate) struct FlatRun<'r, 'a> {
     pub(crate) first: usize,
     /// The directions' x, y and z.

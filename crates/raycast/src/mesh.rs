@@ -314,6 +314,17 @@ impl TriangleMesh {
         hit.is_some()
     }
 
+    /// Pack `index` of its triangles (four to a pack), if it has one.
+    pub(crate) fn pack(&self, index: u32) -> Option<&TriPack> {
+        self.packs.get(index as usize)
+    }
+
+    /// How many packs of triangles it has.
+    #[cfg(test)]
+    pub(crate) fn pack_count(&self) -> usize {
+        self.packs.len()
+    }
+
     /// Leaves of the tree (what [`TriangleMesh::visit_leaf_boxes`] visits).
     pub(crate) fn leaf_count(&self) -> usize {
         let mut count = 0;

@@ -18,6 +18,7 @@ use lanes::{Beam, PacketLanes};
 
 mod lanes;
 mod normals;
+mod pack_run;
 mod shadow;
 use glam::{Affine3A, Vec3A, Vec4};
 use rayon::prelude::*;

@@ -172,6 +172,7 @@ impl TriangleMesh {
     /// [`TriangleMesh::any_hit_hinted`] finds them when it tries that pack first: a mask (0
     /// for a pack the mesh does not have). Sixteen rays a triangle at a time where the CPU has
     /// AVX-512, else a ray and a triangle at a time.
+    #[cfg(test)]
     pub(crate) fn pack_blocks(&self, pack: u32, rays: &RayPacket) -> u32 {
         if pack as usize >= self.packs.len() || rays.active == 0 {
             return 0;

@@ -7,8 +7,9 @@
 //! range, in a box the walk would enter, blocks it on every way).
 
 use super::Scene;
+use super::pack_run::{PackOnRuns, RunLanes};
 use crate::mesh::{PACKET, RayPacket};
-use crate::ray::{Ray, intersect_box};
+use crate::ray::{Hit, Ray, intersect_box};
 use glam::{Vec3A, Vec4};
 
 impl Scene {
@@ -24,104 +25,87 @@ impl Scene {
     /// each stopping at its first hit. Every way gives the answer of the same triangle tests
     /// within the same range, so the choice changes only the time taken.
     ///
-    /// Where the CPU tests sixteen rays a triangle at a time and a run's rays share one
-    /// direction (a sun's shadow rays do), the last blocking pack is tried on the whole run
-    /// at once: under a roof nearly every ray is settled so, for a few operations a ray. While
+    /// Where a run's rays share one direction (a sun's shadow rays do), the last blocking
+    /// pack is tried on the whole run at once, in vectors (`pack_run.rs`): under a roof
+    /// nearly every ray is settled so, for a few operations a ray. While
     /// it settles fewer than half of a run (a meadow's blades each stop a few rays), the
     /// pack is tried ray by ray instead, until that settles most of a run again.
     pub fn any_hit_run(&self, rays: &[Ray], out: &mut [bool]) {
-        // The last blocker and its blocking pack.
-        let mut last: Option<(u32, Option<u32>)> = None;
-        let mut open: Vec<Ray> = Vec::with_capacity(PACKET);
-        let mut open_slots = [0usize; PACKET];
-        let mut hits = [None; PACKET];
-        let mut packets_pay = true;
-        let sixteen_lanes = crate::mesh::sixteen_lanes();
-        let mut together_pays = true;
+        let mut state = ShadowRuns::new();
         for (run_out, run) in out.chunks_mut(PACKET).zip(rays.chunks(PACKET)) {
-            open.clear();
-            // The last blocking pack, tried on the whole run.
-            let tried = match last {
-                Some((instance, Some(pack))) if sixteen_lanes && together_pays => {
-                    Some((instance, Some(pack)))
-                }
-                _ => None,
-            };
+            let tried = state.pack_to_try();
             let settled = match tried {
-                Some((instance, Some(pack))) => self.pack_blocks_run(instance, pack, run),
-                _ => 0,
+                Some((instance, pack)) => self.pack_blocks_run(instance, pack, run),
+                None => 0,
             };
-            // The rays settled by the last blocker, together or one by one.
-            let mut hinted = settled.count_ones() as usize;
-            for (k, (slot, ray)) in run_out.iter_mut().zip(run).enumerate() {
-                if settled >> k & 1 != 0 {
-                    *slot = true;
-                    continue;
-                }
-                *slot = match &mut last {
-                    // That pack missed this ray: the rest of the mesh is left.
-                    Some((instance, pack)) if tried == Some((*instance, *pack)) => {
-                        let mut found = None;
-                        let blocked = self.instance_blocks(*instance, ray, &mut found);
-                        if blocked {
-                            *pack = found;
-                        }
-                        blocked
-                    }
-                    Some((instance, pack)) => self.instance_blocks(*instance, ray, pack),
-                    None => false,
-                };
-                if *slot {
-                    hinted += 1;
-                    continue;
-                }
-                if packets_pay {
-                    open_slots[open.len()] = k;
-                    open.push(*ray);
-                } else {
-                    let blocker = self.blocker(ray);
-                    *slot = blocker.is_some();
-                    if blocker.is_some() {
-                        last = blocker;
-                    }
-                }
-            }
-            together_pays = 2 * hinted >= run.len();
-            if !packets_pay {
-                let open_rays = run_out.len();
-                packets_pay = 4 * run_out.iter().filter(|&&b| b).count() < 3 * open_rays;
-                continue;
-            }
-            if open.is_empty() {
-                continue;
-            }
-            self.packet_hits(&open, &mut hits[..open.len()], true);
-            let mut blocked = 0;
-            for (hit, &k) in hits.iter().zip(&open_slots[..open.len()]) {
-                run_out[k] = hit.is_some();
-                if let Some(h) = hit {
-                    last = Some((h.instance, None));
-                    blocked += 1;
-                }
-            }
-            packets_pay = 4 * blocked < 3 * open.len();
+            state.settle(self, run, (tried, settled), run_out);
         }
     }
 
-    /// The rays of `run` (at most [`PACKET`]) that pack `pack` of instance `index`'s mesh
-    /// blocks, as [`Scene::instance_blocks`] with that hint finds them on its first try (the
-    /// instance's world box, then the pack's triangles), tested together: a mask. None when
-    /// the rays do not all share one direction.
-    fn pack_blocks_run(&self, index: u32, pack: u32, run: &[Ray]) -> u32 {
-        let Some(first) = run.first() else {
-            return 0;
-        };
-        if run.len() > PACKET || !share_direction(first.dir, run) {
-            return 0;
+    /// Whether each ray from `origins` (axis by axis) along `dir` within `range` hits
+    /// anything: `out[i]` answers the ray from `(origins[0][i], origins[1][i],
+    /// origins[2][i])` exactly as [`Scene::any_hit`] would (`out` is cut to the origins
+    /// given). What [`Scene::any_hit_run`] does for such rays, without making the rays a run
+    /// of them that the last blocking pack settles whole (under a roof, nearly every run)
+    /// needs: its tests read the origins where they lie.
+    pub fn any_hit_along(
+        &self,
+        origins: [&[f32]; 3],
+        dir: Vec3A,
+        (t_min, t_max): (f32, f32),
+        out: &mut [bool],
+    ) {
+        let n = (out.len().min(origins[0].len()))
+            .min(origins[1].len())
+            .min(origins[2].len());
+        let mut state = ShadowRuns::new();
+        let mut pack: Option<PackOnRuns<'_>> = None;
+        let (t_mins, t_maxs) = ([t_min; PACKET], [t_max; PACKET]);
+        let mut rays = Vec::with_capacity(PACKET);
+        for start in (0..n).step_by(PACKET) {
+            let end = (start + PACKET).min(n);
+            let run_out = &mut out[start..end];
+            let tried = state.pack_to_try();
+            if let Some((instance, index)) = tried
+                && pack.as_ref().is_none_or(|p| p.which != (instance, index))
+            {
+                pack = self.pack_on_runs(instance, index, dir);
+            }
+            let settled = match (&pack, tried) {
+                (Some(pack), Some(which)) if pack.which == which => {
+                    // A short last run is read from a copy padded to a whole one.
+                    let mut tail = [[0.0; PACKET]; 3];
+                    for (copy, axis) in tail.iter_mut().zip(origins) {
+                        copy[..end - start].copy_from_slice(&axis[start..end]);
+                    }
+                    let whole = |a: usize| <&[f32; PACKET]>::try_from(&origins[a][start..end]);
+                    let origin = match (whole(0), whole(1), whole(2)) {
+                        (Ok(x), Ok(y), Ok(z)) => [x, y, z],
+                        _ => [&tail[0], &tail[1], &tail[2]],
+                    };
+                    let lanes = RunLanes {
+                        origin,
+                        t_min: &t_mins,
+                        t_max: &t_maxs,
+                    };
+                    pack.blocks(&lanes, end - start)
+                }
+                _ => 0,
+            };
+            if settled.count_ones() as usize == run_out.len() {
+                run_out.fill(true);
+                state.settled_whole();
+                continue;
+            }
+            rays.clear();
+            rays.extend((start..end).map(|k| Ray {
+                origin: Vec3A::new(origins[0][k], origins[1][k], origins[2][k]),
+                dir,
+                t_min,
+                t_max,
+            }));
+            state.settle(self, &rays, (tried, settled), run_out);
         }
-        let packet = self.run_packet(index, run, u32::MAX);
-        let inst = &self.instances[index as usize];
-        self.meshes[inst.mesh.0 as usize].pack_blocks(pack, &packet)
     }
 
     /// The rays of `run` (at most [`PACKET`], sharing one direction: [`share_direction`]) among
@@ -143,7 +127,7 @@ impl Scene {
     /// The rays of `run` (at most [`PACKET`], sharing one direction) among `open` that reach
     /// instance `index`'s world box, as a packet in its mesh's frame, made as
     /// [`Scene::instance_blocks`] makes each ray.
-    fn run_packet(&self, index: u32, run: &[Ray], open: u32) -> RayPacket {
+    pub(super) fn run_packet(&self, index: u32, run: &[Ray], open: u32) -> RayPacket {
         let dir = run.first().map_or(Vec3A::X, |ray| ray.dir);
         let world_box = &self.top.boxes[index as usize];
         let inst = &self.instances[index as usize];
@@ -189,4 +173,113 @@ pub(crate) fn share_direction(dir: Vec3A, run: &[Ray]) -> bool {
     let signs = dir.is_negative_bitmask();
     run.iter()
         .all(|r| r.dir.cmpeq(dir).all() && r.dir.is_negative_bitmask() == signs)
+}
+
+/// What a stream of shadow rays carries from one run of [`PACKET`] neighbours to the next:
+/// the last blocker and its blocking pack, and which ways have been paying.
+struct ShadowRuns {
+    last: Option<(u32, Option<u32>)>,
+    /// Whether the rays the last blocker leaves open go as packets (else one by one).
+    packets_pay: bool,
+    /// Whether the last blocking pack is tried on a whole run (else ray by ray).
+    together_pays: bool,
+    open: Vec<Ray>,
+    open_slots: [usize; PACKET],
+    hits: [Option<Hit>; PACKET],
+}
+
+impl ShadowRuns {
+    fn new() -> ShadowRuns {
+        ShadowRuns {
+            last: None,
+            packets_pay: true,
+            together_pays: true,
+            open: Vec::with_capacity(PACKET),
+            open_slots: [0; PACKET],
+            hits: [None; PACKET],
+        }
+    }
+
+    /// The instance and pack to try on the next run whole, if any.
+    fn pack_to_try(&self) -> Option<(u32, u32)> {
+        match self.last {
+            Some((instance, Some(pack))) if self.together_pays => Some((instance, pack)),
+            _ => None,
+        }
+    }
+
+    /// A run that the pack tried settled whole: what [`ShadowRuns::settle`] would keep of it.
+    fn settled_whole(&mut self) {
+        // (Every ray hinted; with packets not paying, all blocked keeps them not paying.)
+        self.together_pays = true;
+    }
+
+    /// Answers `run` into `run_out`: the rays of `settled` are blocked (by the pack `tried`
+    /// on the whole run), the others are tried against the last blocker ray by ray, then
+    /// traced as a packet or one by one.
+    fn settle(
+        &mut self,
+        scene: &Scene,
+        run: &[Ray],
+        (tried, settled): (Option<(u32, u32)>, u32),
+        run_out: &mut [bool],
+    ) {
+        let tried = tried.map(|(instance, pack)| (instance, Some(pack)));
+        self.open.clear();
+        // The rays settled by the last blocker, together or one by one.
+        let mut hinted = settled.count_ones() as usize;
+        for (k, (slot, ray)) in run_out.iter_mut().zip(run).enumerate() {
+            if settled >> k & 1 != 0 {
+                *slot = true;
+                continue;
+            }
+            *slot = match &mut self.last {
+                // That pack missed this ray: the rest of the mesh is left.
+                Some((instance, pack)) if tried == Some((*instance, *pack)) => {
+                    let mut found = None;
+                    let blocked = scene.instance_blocks(*instance, ray, &mut found);
+                    if blocked {
+                        *pack = found;
+                    }
+                    blocked
+                }
+                Some((instance, pack)) => scene.instance_blocks(*instance, ray, pack),
+                None => false,
+            };
+            if *slot {
+                hinted += 1;
+                continue;
+            }
+            if self.packets_pay {
+                self.open_slots[self.open.len()] = k;
+                self.open.push(*ray);
+            } else {
+                let blocker = scene.blocker(ray);
+                *slot = blocker.is_some();
+                if blocker.is_some() {
+                    self.last = blocker;
+                }
+            }
+        }
+        self.together_pays = 2 * hinted >= run.len();
+        if !self.packets_pay {
+            let open_rays = run_out.len();
+            self.packets_pay = 4 * run_out.iter().filter(|&&b| b).count() < 3 * open_rays;
+            return;
+        }
+        if self.open.is_empty() {
+            return;
+        }
+        let open = self.open.len();
+        scene.packet_hits(&self.open, &mut self.hits[..open], true);
+        let mut blocked = 0;
+        for (hit, &k) in self.hits.iter().zip(&self.open_slots[..open]) {
+            run_out[k] = hit.is_some();
+            if let Some(h) = hit {
+                self.last = Some((h.instance, None));
+                blocked += 1;
+            }
+        }
+        self.packets_pay = 4 * blocked < 3 * open;
+    }
 }

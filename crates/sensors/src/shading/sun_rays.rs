@@ -148,9 +148,11 @@ impl SunRays {
             Some(grid) if bits(grid.dir()) == bits(self.to_sun) => {
                 grid.any_hit_from(scene, [xs, ys, zs], RANGE, &mut blocked)
             }
+            // Straight from the origins.
+            None => scene.any_hit_along([xs, ys, zs], self.to_sun, RANGE, &mut blocked),
             // Made whole a stretch at a time (each ray's answer does not depend on the
             // stretches), so that they are still in cache when traced.
-            _ => {
+            Some(grid) => {
                 let mut rays = Vec::with_capacity(STRETCH.min(n));
                 for (start, blocked) in (0..n).step_by(STRETCH).zip(blocked.chunks_mut(STRETCH)) {
                     rays.clear();
@@ -160,10 +162,7 @@ impl SunRays {
                         t_min: RANGE.0,
                         t_max: RANGE.1,
                     }));
-                    match grid {
-                        Some(grid) => grid.any_hit_run(scene, &rays, blocked),
-                        None => scene.any_hit_run(&rays, blocked),
-                    }
+                    grid.any_hit_run(scene, &rays, blocked);
                 }
             }
         }

@@ -72,21 +72,26 @@ impl PixelHit<'_> {
     }
 }
 
-/// A triangle (or part of one, after near clipping) in screen space.
-#[derive(Clone, Copy, Debug)]
+/// A triangle (or part of one, after near clipping) in screen space. (Kept small: a frame's
+/// are read again for every band they reach.)
+#[derive(Clone, Debug)]
 struct ScreenTriangle {
     /// Pixel coordinates.
     xy: [[f64; 2]; 3],
     /// `1 / depth` at each corner.
     inv_z: [f64; 3],
-    /// Barycentric weights (of the original triangle's second and third corners) at each corner.
-    bary: [[f64; 2]; 3],
+    /// Barycentric weights (of the original triangle's second and third corners) at each
+    /// corner, for a part left by near clipping (a whole triangle's are [`CORNER_BARY`]).
+    clipped_bary: Option<Box<[[f64; 2]; 3]>>,
     instance: u32,
     triangle: u32,
-    /// Pixel rows and columns spanned (inclusive).
-    rows: (usize, usize),
-    cols: (usize, usize),
+    /// Pixel rows and columns spanned (inclusive; images are far below 2^32 pixels a side).
+    row_span: (u32, u32),
+    col_span: (u32, u32),
 }
+
+/// The barycentric weights of a whole triangle's corners.
+const CORNER_BARY: [[f64; 2]; 3] = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
 
 /// Rows of pixels rasterised together by one task (a multiple of the rows of a tile of a
 /// camera's casting order).
@@ -201,7 +206,7 @@ pub fn visible_in_bands<T: Send>(
     let bands = h.div_ceil(BAND);
     let mut binned: Vec<Vec<&ScreenTriangle>> = vec![Vec::new(); bands];
     for t in per_instance.iter().flatten().flatten() {
-        for band in &mut binned[t.rows.0 / BAND..=t.rows.1 / BAND] {
+        for band in &mut binned[t.rows().0 / BAND..=t.rows().1 / BAND] {
             band.push(t);
         }
     }
@@ -225,17 +230,21 @@ pub fn visible_in_bands<T: Send>(
                 })
                 .collect();
             by_nearness.sort_unstable();
-            let mut setups: Vec<Option<Setup>> = triangles.iter().map(|_| None).collect();
+            let mut setups = Setups {
+                of: vec![u32::MAX; triangles.len()],
+                made: Vec::new(),
+            };
             for index in by_nearness.iter().map(|&key| key as u32) {
                 let t = triangles[index as usize];
-                if depths.hides(t) {
+                if depths.hides(t.rows(), t.cols(), t.nearest_possible_inv_z()) {
                     continue;
                 }
                 let Some(setup) = Setup::new(t) else {
                     continue;
                 };
                 cover(t, &setup, index, far, triangles, &mut depths);
-                setups[index as usize] = Some(setup);
+                setups.of[index as usize] = setups.made.len() as u32;
+                setups.made.push(setup);
             }
             let hits = BandHits {
                 triangles,
@@ -336,7 +345,7 @@ fn box_corners(b: &Aabb, m: &Affine3A) -> [Vec3A; 8] {
 /// in the first-level cache between being written and read).
 pub struct BandHits<'b> {
     triangles: &'b [&'b ScreenTriangle],
-    setups: &'b [Option<Setup>],
+    setups: &'b Setups,
     /// Per pixel of the band: its triangle (index in `triangles`; `u32::MAX`: none).
     nearest: &'b [u32],
     width: usize,
@@ -393,7 +402,7 @@ impl BandHits<'_> {
                 let triangle = match (triangles.get(index), setups.get(index)) {
                     // Only pixels the triangle covers hold it: their edge values are all
                     // non-negative (or ties it owns).
-                    (Some(&t), Some(Some(setup))) => Some(RunTriangle {
+                    (Some(&t), Some(setup)) => Some(RunTriangle {
                         t,
                         setup,
                         row_terms: setup.row_terms(row),
@@ -475,7 +484,7 @@ impl RunTriangle<'_> {
             triangle: self.t.triangle,
             weights,
             exact_depth: depth,
-            bary: &self.t.bary,
+            bary: self.t.bary(),
         }
     }
 
@@ -498,7 +507,7 @@ impl RunTriangle<'_> {
     /// [`RunTriangle::depths_and_uvs`]'s body (compiled for each vector width).
     #[inline(always)]
     fn depths_uvs_body(&self, cols: std::ops::Range<usize>, [depths, us, vs]: [&mut [f32]; 3]) {
-        let b = &self.t.bary;
+        let b = self.t.bary();
         let pixels = depths.iter_mut().zip(us.iter_mut()).zip(vs.iter_mut());
         for (((depth, u), v), col) in pixels.zip(cols) {
             let w = self.setup.weights(self.t, &self.row_terms, col);
@@ -539,6 +548,25 @@ passerby_raycast::widest_vectors! {
 }
 
 impl ScreenTriangle {
+    /// Barycentric weights (of the original triangle's second and third corners) at each
+    /// corner.
+    #[inline(always)]
+    fn bary(&self) -> &[[f64; 2]; 3] {
+        self.clipped_bary.as_deref().unwrap_or(&CORNER_BARY)
+    }
+
+    /// Pixel rows spanned (inclusive).
+    #[inline(always)]
+    fn rows(&self) -> (usize, usize) {
+        (self.row_span.0 as usize, self.row_span.1 as usize)
+    }
+
+    /// Pixel columns spanned (inclusive).
+    #[inline(always)]
+    fn cols(&self) -> (usize, usize) {
+        (self.col_span.0 as usize, self.col_span.1 as usize)
+    }
+
     /// `1 / depth` of its nearest corner.
     fn nearest_inv_z(&self) -> f64 {
         self.inv_z[0].max(self.inv_z[1]).max(self.inv_z[2])
@@ -549,6 +577,22 @@ impl ScreenTriangle {
     /// which the margin covers.
     fn nearest_possible_inv_z(&self) -> f64 {
         self.nearest_inv_z() * (1.0 + 1e-9)
+    }
+}
+
+/// The set-ups of the triangles a band drew.
+struct Setups {
+    /// Per triangle of the band's list: its set-up's index in `made` (`u32::MAX`: not drawn,
+    /// which most of a band's triangles are not: a word each rather than an empty set-up).
+    of: Vec<u32>,
+    made: Vec<Setup>,
+}
+
+impl Setups {
+    /// The set-up of the band's triangle `index`, if it was drawn.
+    #[inline(always)]
+    fn get(&self, index: usize) -> Option<&Setup> {
+        self.made.get(*self.of.get(index)? as usize)
     }
 }
 
@@ -669,18 +713,9 @@ fn screen_triangles(
     if (z[0] < near && z[1] < near && z[2] < near) || (z[0] > far && z[1] > far && z[2] > far) {
         return;
     }
-    const CORNER_BARY: [[f64; 2]; 3] = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
     if z[0] >= near && z[1] >= near && z[2] >= near {
         let xy = p.map(|q| [q.1[0], q.1[1]]);
-        push(
-            out,
-            xy,
-            p.map(|q| q.1[2]),
-            CORNER_BARY,
-            instance,
-            triangle,
-            (w, h),
-        );
+        push(out, xy, p.map(|q| q.1[2]), None, instance, triangle, (w, h));
         return;
     }
     // Clip against the near plane: up to four corners (screen position, 1/z, barycentrics).
@@ -715,7 +750,7 @@ fn screen_triangles(
             out,
             corners.map(|c| c.0),
             corners.map(|c| c.1),
-            corners.map(|c| c.2),
+            Some(corners.map(|c| c.2)),
             instance,
             triangle,
             (w, h),
@@ -728,7 +763,7 @@ fn push(
     out: &mut Vec<ScreenTriangle>,
     xy: [[f64; 2]; 3],
     inv_z: [f64; 3],
-    bary: [[f64; 2]; 3],
+    clipped_bary: Option<[[f64; 2]; 3]>,
     instance: u32,
     triangle: u32,
     (w, h): (usize, usize),
@@ -746,11 +781,11 @@ fn push(
     out.push(ScreenTriangle {
         xy,
         inv_z,
-        bary,
+        clipped_bary: clipped_bary.map(Box::new),
         instance,
         triangle,
-        rows: (r0 as usize, r1 as usize),
-        cols: (c0 as usize, c1 as usize),
+        row_span: (r0 as u32, r1 as u32),
+        col_span: (c0 as u32, c1 as u32),
     });
 }
 

@@ -67,8 +67,13 @@ impl Scene {
                 box_min: world_box.min.to_array(),
                 box_max: world_box.max.to_array(),
                 to_mesh: (!inst.in_world).then(|| {
-                    [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis, m.translation]
-                        .map(|c| c.to_array())
+                    [
+                        m.matrix3.x_axis,
+                        m.matrix3.y_axis,
+                        m.matrix3.z_axis,
+                        m.translation,
+                    ]
+                    .map(|c| c.to_array())
                 }),
                 axes: shear.axes,
                 coeffs: shear.coeffs,
@@ -174,7 +179,11 @@ fn blocked_body(lanes: &RunLanes<'_>, along: &Along, pack: &TriPack) -> u32 {
             // Each corner relative to the origin, in ray space (`Shear::apply`).
             let sheared = corners.map(|c| {
                 let dz = c[2] - okz[r];
-                [(c[0] - okx[r]) - sx * dz, (c[1] - oky[r]) - sy * dz, sz * dz]
+                [
+                    (c[0] - okx[r]) - sx * dz,
+                    (c[1] - oky[r]) - sy * dz,
+                    sz * dz,
+                ]
             });
             let [[ax, ay, az], [bx, by, bz], [cx, cy, cz]] = sheared;
             let u = cross(cx, by, cy, bx);
@@ -218,7 +227,11 @@ mod tests {
         let mut triangles = vec![[0, 1, 2], [0, 2, 3]];
         for k in 0..12u32 {
             let c = Vec3::new(next() * 8.0 - 4.0, next() * 8.0 - 4.0, 1.0 + next());
-            vertices.extend([c, c + Vec3::new(0.4, 0.0, 0.1), c + Vec3::new(0.0, 0.4, 0.0)]);
+            vertices.extend([
+                c,
+                c + Vec3::new(0.4, 0.0, 0.1),
+                c + Vec3::new(0.0, 0.4, 0.0),
+            ]);
             triangles.push([4 + 3 * k, 5 + 3 * k, 6 + 3 * k]);
         }
         let mut scene = Scene::new();
@@ -264,7 +277,11 @@ mod tests {
             for pack in 0..mesh.pack_count() as u32 {
                 let mask = scene.pack_blocks_run(index, pack, &run);
                 let packet = scene.run_packet(index, &run, u32::MAX);
-                assert_eq!(mask, mesh.pack_blocks(pack, &packet), "case {case}, pack {pack}");
+                assert_eq!(
+                    mask,
+                    mesh.pack_blocks(pack, &packet),
+                    "case {case}, pack {pack}"
+                );
                 for (r, ray) in run.iter().enumerate() {
                     tested += 1;
                     if mask >> r & 1 != 0 {
@@ -290,7 +307,9 @@ mod tests {
             // Under the roof first, then a stretch reaching past its edge.
             let reach = if case % 2 == 0 { 9.0 } else { 16.0 };
             let origins: [Vec<f32>; 3] = [
-                (0..n).map(|k| (k as f32 / n as f32) * reach - 4.5).collect(),
+                (0..n)
+                    .map(|k| (k as f32 / n as f32) * reach - 4.5)
+                    .collect(),
                 (0..n).map(|_| next() * 9.0 - 4.5).collect(),
                 (0..n).map(|_| 1.0 + next() * 1.9).collect(),
             ];

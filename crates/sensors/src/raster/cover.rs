@@ -51,19 +51,27 @@ impl Depths {
         )
     }
 
-    /// Whether everything drawn wherever the triangle's box reaches in the band is strictly
-    /// nearer than any point of it (then it can neither win nor tie a pixel).
-    pub(super) fn hides(&self, t: &ScreenTriangle) -> bool {
+    /// Whether everything drawn wherever a triangle's box (`rows`, `cols`) reaches in the
+    /// band is strictly nearer than `nearest_possible`, a bound on its `1 / depth` (then it
+    /// can neither win nor tie a pixel).
+    pub(super) fn hides(
+        &self,
+        rows: (usize, usize),
+        cols: (usize, usize),
+        nearest_possible: f64,
+    ) -> bool {
         let segments = self.width.div_ceil(SEGMENT);
-        let r0 = t.rows.0.max(self.first_row);
-        let r1 = t.rows.1.min(self.first_row + self.rows - 1);
-        let nearest_possible = t.nearest_possible_inv_z();
-        let spanned = t.cols.0 / SEGMENT..=t.cols.1 / SEGMENT;
+        let r0 = rows.0.max(self.first_row);
+        let r1 = rows.1.min(self.first_row + self.rows - 1);
+        let spanned = cols.0 / SEGMENT..=cols.1 / SEGMENT;
         (r0..=r1).all(|row| {
             let farthest = &self.farthest[(row - self.first_row) * segments..];
-            farthest[spanned.clone()]
-                .iter()
-                .all(|&f| nearest_possible < f)
+            // Eight at a time without early exits (a test laid out in vectors), then the
+            // rest one by one.
+            let mut chunks = farthest[spanned.clone()].chunks_exact(8);
+            let nearer = |all: bool, &f: &f64| all & (nearest_possible < f);
+            chunks.all(|eight| eight.iter().fold(true, nearer))
+                && chunks.remainder().iter().all(|f| nearer(true, f))
         })
     }
 }
@@ -104,8 +112,8 @@ impl<'a> TriangleCover<'a> {
             setup,
             index,
             rows: (
-                t.rows.0.max(depths.first_row),
-                t.rows.1.min(depths.first_row + depths.rows - 1),
+                t.rows().0.max(depths.first_row),
+                t.rows().1.min(depths.first_row + depths.rows - 1),
             ),
             inv_far: 1.0 / far,
             nearest_possible: t.nearest_possible_inv_z(),
@@ -143,7 +151,7 @@ impl<'a> TriangleCover<'a> {
         // few units of its products, which is `|dx / dy (py - lo.y)| + |px - lo.x|` once
         // divided by `|dy|`: the margin, a million times that, keeps the bounds on the outside
         // of every column the exact test may find inside.
-        let (mut first, mut last) = (coordinate(t.cols.0), coordinate(t.cols.1));
+        let (mut first, mut last) = (coordinate(t.cols().0), coordinate(t.cols().1));
         for (k, &(lo, _, dy, _)) in setup.edges.iter().enumerate() {
             let reach = (py - lo[1]) * setup.slopes[k];
             let crossing = lo[0] + reach;

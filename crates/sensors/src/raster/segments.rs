@@ -62,7 +62,7 @@ mod avx512 {
         let index = _mm512_set1_epi32(c.index as i32);
         // A triangle whose box spans at most three segments has every centre of its box
         // tested: the rows' bounds would cost as much as the tests they spare.
-        let (box_first, box_last) = c.t.cols;
+        let (box_first, box_last) = c.t.cols();
         let narrow = box_last / SEGMENT - box_first / SEGMENT < 3;
         for row in c.rows.0..=c.rows.1 {
             let row_terms = c.row_terms(row);

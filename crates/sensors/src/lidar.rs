@@ -377,9 +377,19 @@ impl Lidar {
         };
         order.retain(|&i| self.grid.fires(range.start + i));
         let beams = &self.grid.dirs[range.clone()];
-        let tiled: Vec<Vec3A> = (order.iter())
-            .map(|&i| world_from_sensor.transform_vector3a(beams[i]))
-            .collect();
+        // Where each beam's answer is in the tiles (beams that do not fire have none).
+        let mut cast_index = vec![u32::MAX; beams.len()];
+        for (j, &i) in order.iter().enumerate() {
+            cast_index[i] = j as u32;
+        }
+        // The beams read in their order and written in the tiles' (the sweep's directions
+        // are megabytes, read once a sweep: in tile order each read waited for memory).
+        let mut tiled = vec![Vec3A::ZERO; order.len()];
+        for (beam, &j) in beams.iter().zip(&cast_index) {
+            if let Some(slot) = tiled.get_mut(j as usize) {
+                *slot = world_from_sensor.transform_vector3a(*beam);
+            }
+        }
         let ignore = (self.params.ignore_parent_body)
             .then_some(self.sensor.vehicle.as_deref())
             .flatten();
@@ -396,11 +406,6 @@ impl Lidar {
             (ignore, normals),
             &mut cast,
         );
-        // Where each beam's answer is in `cast` (beams that do not fire have none).
-        let mut cast_index = vec![u32::MAX; beams.len()];
-        for (j, &i) in order.iter().enumerate() {
-            cast_index[i] = j as u32;
-        }
         let per_column = (self.period / f64::from(self.columns)) as f32;
         let mut points = Vec::with_capacity(tiled.len());
         for (column, in_column) in columns.clone().zip(cast_index.chunks(rings)) {

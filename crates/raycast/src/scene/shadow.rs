@@ -73,15 +73,19 @@ impl Scene {
             }
             let settled = match (&pack, tried) {
                 (Some(pack), Some(which)) if pack.which == which => {
-                    // A short last run is read from a copy padded to a whole one.
-                    let mut tail = [[0.0; PACKET]; 3];
-                    for (copy, axis) in tail.iter_mut().zip(origins) {
-                        copy[..end - start].copy_from_slice(&axis[start..end]);
-                    }
                     let whole = |a: usize| <&[f32; PACKET]>::try_from(&origins[a][start..end]);
+                    let tail: [[f32; PACKET]; 3];
                     let origin = match (whole(0), whole(1), whole(2)) {
                         (Ok(x), Ok(y), Ok(z)) => [x, y, z],
-                        _ => [&tail[0], &tail[1], &tail[2]],
+                        _ => {
+                            // A short last run is read from a copy padded to a whole one.
+                            tail = origins.map(|axis| {
+                                let mut copy = [0.0; PACKET];
+                                copy[..end - start].copy_from_slice(&axis[start..end]);
+                                copy
+                            });
+                            [&tail[0], &tail[1], &tail[2]]
+                        }
                     };
                     let lanes = RunLanes {
                         origin,

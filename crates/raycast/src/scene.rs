@@ -29,10 +29,11 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MeshId(pub u32);
 
-/// A placed mesh: its transforms kept as twelve floats each (48 bytes instead of
-/// `Affine3A`'s 64, whose columns are padded to 16 bytes), so that a million placed plants
-/// hold 104 bytes each here instead of 144. Widening one back to `Affine3A` gives the very
-/// bits it was made from.
+/// A placed mesh: its transform kept as twelve floats (48 bytes instead of `Affine3A`'s 64,
+/// whose columns are padded to 16 bytes), and its inverse made where rays enter it (the same
+/// function of the same bits, so the same bits every time), so that a million placed plants
+/// hold 56 bytes each here instead of 144. Widening the transform back to `Affine3A` gives
+/// the very bits it was made from.
 #[derive(Clone, Debug)]
 pub struct Instance {
     /// The mesh.
@@ -41,8 +42,6 @@ pub struct Instance {
     /// rays need no moving into its frame.
     in_world: bool,
     world_from_mesh: PackedAffine,
-    /// `world_from_mesh.inverse()`, made once.
-    mesh_from_world: PackedAffine,
 }
 
 /// An affine transform's columns (x, y, z axes, translation) as twelve floats.
@@ -67,10 +66,11 @@ impl Instance {
         self.world_from_mesh.get()
     }
 
-    /// `world_from_mesh`'s inverse (as `Affine3A::inverse` made it once).
+    /// `world_from_mesh`'s inverse (`Affine3A::inverse`, made afresh: about as many operations
+    /// as moving a few rays, and the same bits every time).
     #[inline]
     pub(crate) fn mesh_from_world(&self) -> Affine3A {
-        self.mesh_from_world.get()
+        self.world_from_mesh().inverse()
     }
 
     /// The inverse transpose of `world_from_mesh`'s linear part: what carries a mesh-frame
@@ -286,7 +286,7 @@ impl Scene {
                 }
                 let first = n.right_or_first as usize;
                 for &p in &tree.prims[first..first + n.count as usize] {
-                    let accepted = n.count == 1 || inside(&self.top.boxes[p as usize]);
+                    let accepted = n.count == 1 || inside(&self.top.boxes[p as usize].get());
                     if accepted && f(p).is_break() {
                         return;
                     }
@@ -335,7 +335,7 @@ impl Scene {
     /// it (a ray that reaches a box reaches every box around it: the slab test rounds
     /// monotonically), so a `true` here is one the walk would find too.
     fn instance_blocks(&self, index: u32, ray: &Ray, hint: &mut Option<u32>) -> bool {
-        let b = &self.top.boxes[index as usize];
+        let b = &self.top.boxes[index as usize].get();
         let inv = ray.dir.recip();
         if intersect_box(ray.origin, inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
             return false;
@@ -346,8 +346,8 @@ impl Scene {
     }
 
     /// Instance `index`'s world box, as the walks test it.
-    pub(crate) fn world_box(&self, index: u32) -> &crate::bvh::Aabb {
-        &self.top.boxes[index as usize]
+    pub(crate) fn world_box(&self, index: u32) -> crate::bvh::Aabb {
+        self.top.boxes[index as usize].get()
     }
 
     /// Whether instance `index` blocks a ray with a triangle in one of `leaves` of its mesh's
@@ -362,7 +362,7 @@ impl Scene {
         leaves: impl Iterator<Item = u32>,
     ) -> bool {
         let (inv, shear) = along;
-        let b = &self.top.boxes[index as usize];
+        let b = &self.top.boxes[index as usize].get();
         if intersect_box(ray.origin, *inv, ray.t_min, ray.t_max, b.min, b.max).is_none() {
             return false;
         }
@@ -547,7 +547,7 @@ impl Scene {
                         ([0; LEAF_ORDER], 0)
                     } else {
                         nearest_first(prims, |p| {
-                            entry(&self.top.boxes[p as usize], &limits, beam_limit)
+                            entry(&self.top.boxes[p as usize].get(), &limits, beam_limit)
                         })
                     };
                     let rest = prims.get(LEAF_ORDER..).unwrap_or_default();
@@ -556,7 +556,7 @@ impl Scene {
                         let active = if prims.len() == 1 {
                             reached
                         } else {
-                            let b = &self.top.boxes[p as usize];
+                            let b = &self.top.boxes[p as usize].get();
                             reach(b.min, b.max, reached, (&limits, beam_limit))
                         };
                         let parts_missed = || {
@@ -804,7 +804,6 @@ fn make_instance(mesh: MeshId, world_from_mesh: Affine3A) -> Instance {
         mesh,
         in_world: world_from_mesh == Affine3A::IDENTITY,
         world_from_mesh: PackedAffine::new(&world_from_mesh),
-        mesh_from_world: PackedAffine::new(&world_from_mesh.inverse()),
     }
 }
 

@@ -56,7 +56,7 @@ impl Scene {
     pub(super) fn pack_on_runs(&self, index: u32, pack: u32, dir: Vec3A) -> Option<PackOnRuns<'_>> {
         let inst = &self.instances[index as usize];
         let triangles = self.meshes[inst.mesh.0 as usize].pack(pack)?;
-        let world_box = &self.top.boxes[index as usize];
+        let world_box = &self.top.boxes[index as usize].get();
         let shear = Shear::new(inst.dir_to_mesh(dir));
         let m = inst.mesh_from_world();
         Some(PackOnRuns {

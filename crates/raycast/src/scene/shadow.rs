@@ -133,7 +133,7 @@ impl Scene {
     /// [`Scene::instance_blocks`] makes each ray.
     pub(super) fn run_packet(&self, index: u32, run: &[Ray], open: u32) -> RayPacket {
         let dir = run.first().map_or(Vec3A::X, |ray| ray.dir);
-        let world_box = &self.top.boxes[index as usize];
+        let world_box = &self.top.boxes[index as usize].get();
         let inst = &self.instances[index as usize];
         // What `instance_blocks` makes for each ray, once.
         let inv = dir.recip();

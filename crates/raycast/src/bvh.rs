@@ -214,7 +214,7 @@ fn build_into(items: &mut [BuildItem], offset: usize, nodes: &mut Vec<Node>, dep
         return split_at(items, mid, offset, me, nodes, depth);
     };
     let mid = partition(items, |it| {
-        bin_of(it.center, &centers, split.axis) < split.bin
+        bins_of(it.center, &centers)[split.axis] < split.bin
     });
     if mid == 0 || mid == items.len() {
         return;
@@ -267,26 +267,35 @@ struct Split {
     bin: usize,
 }
 
-fn bin_of(c: Vec3A, centers: &Aabb, axis: usize) -> usize {
-    let extent = centers.max[axis] - centers.min[axis];
-    let b = ((c[axis] - centers.min[axis]) / extent * BINS as f32) as usize;
-    b.min(BINS - 1)
+/// The bin of a centre along each axis, `floor((c - min) / extent * BINS)` (one vector
+/// division for the three axes; binning and partitioning use this one function, so they agree
+/// on every item). Axes the centres do not spread over are not binned by the caller.
+#[inline]
+fn bins_of(c: Vec3A, centers: &Aabb) -> [usize; 3] {
+    let extent = centers.max - centers.min;
+    ((c - centers.min) / extent * BINS as f32)
+        .to_array()
+        .map(|b| (b as usize).min(BINS - 1))
 }
 
-/// The cheapest SAH split over binned centroids on any axis, if it beats a leaf.
+/// The cheapest SAH split over binned centroids on any axis, if it beats a leaf. The items are
+/// binned along the three axes in one pass.
 fn best_split(items: &[BuildItem], bounds: &Aabb, centers: &Aabb) -> Option<Split> {
-    let mut best: Option<(f32, Split)> = None;
+    let mut bin_bounds = [[Aabb::EMPTY; BINS]; 3];
+    let mut bin_counts = [[0u32; BINS]; 3];
+    for it in items {
+        let bins = bins_of(it.center, centers);
+        for axis in 0..3 {
+            bin_bounds[axis][bins[axis]].merge(&it.bounds);
+            bin_counts[axis][bins[axis]] += 1;
+        }
+    }
+    let mut best: Option<(f32, usize, usize)> = None;
     for axis in 0..3 {
         if centers.max[axis] - centers.min[axis] <= 0.0 {
             continue;
         }
-        let mut bin_bounds = [Aabb::EMPTY; BINS];
-        let mut bin_counts = [0u32; BINS];
-        for it in items {
-            let b = bin_of(it.center, centers, axis);
-            bin_bounds[b].merge(&it.bounds);
-            bin_counts[b] += 1;
-        }
+        let (bin_bounds, bin_counts) = (&bin_bounds[axis], &bin_counts[axis]);
         // Sweep from the right, then from the left.
         let mut right_area = [0.0f32; BINS];
         let mut acc = Aabb::EMPTY;
@@ -308,15 +317,15 @@ fn best_split(items: &[BuildItem], bounds: &Aabb, centers: &Aabb) -> Option<Spli
             }
             let cost = acc.half_area() * packs(count as usize)
                 + right_area[b] * packs(right_count[b] as usize);
-            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
-                best = Some((cost, Split { axis, bin: b }));
+            if best.is_none_or(|(c, _, _)| cost < c) {
+                best = Some((cost, axis, b));
             }
         }
     }
-    let (cost, split) = best?;
+    let (cost, axis, bin) = best?;
     let leaf_cost = bounds.half_area() * packs(items.len());
     let split_cost = TRAVERSAL_COST * bounds.half_area() + cost;
-    (split_cost < leaf_cost || items.len() > 4 * MAX_LEAF).then_some(split)
+    (split_cost < leaf_cost || items.len() > 4 * MAX_LEAF).then_some(Split { axis, bin })
 }
 
 /// Leaves are tested four triangles at a time (`TriPack`), so the SAH prices a leaf by its

@@ -232,6 +232,9 @@ pub struct ScanReport {
     pub bvh_seconds: f64,
     /// The scene's bytes per triangle.
     pub bytes_per_triangle: f64,
+    /// The bytes that grow with each instance (its transform, world box, place in the top
+    /// level), per instance.
+    pub bytes_per_instance: f64,
     /// Scans timed per sensor.
     pub scans: u32,
     /// Per sensor.
@@ -248,15 +251,18 @@ impl ScanReport {
         (load, build): (f64, f64),
     ) -> ScanReport {
         let triangles = built.scene.triangle_count();
+        let instances = built.scene.instance_count();
+        let (_, placements) = built.scene.memory_bytes_split();
         ScanReport {
             world: world.source.display().to_string(),
             threads: rayon::current_num_threads(),
             triangles,
-            instances: built.scene.instance_count(),
+            instances,
             load_seconds: load,
             build_seconds: build,
             bvh_seconds: built.model_bvh_seconds,
             bytes_per_triangle: built.scene.memory_bytes() as f64 / triangles.max(1) as f64,
+            bytes_per_instance: placements as f64 / instances.max(1) as f64,
             scans,
             timings: time_scans(world, built, scans),
         }
@@ -276,7 +282,7 @@ impl ScanReport {
             })
             .collect();
         format!(
-            "{{\"world\":{:?},\"threads\":{},\"triangles\":{},\"instances\":{},\"load_seconds\":{:.4},\"build_seconds\":{:.4},\"bvh_build_seconds\":{:.4},\"bytes_per_triangle\":{:.1},\"scans\":{},\"sensors\":[{}]}}",
+            "{{\"world\":{:?},\"threads\":{},\"triangles\":{},\"instances\":{},\"load_seconds\":{:.4},\"build_seconds\":{:.4},\"bvh_build_seconds\":{:.4},\"bytes_per_triangle\":{:.1},\"bytes_per_instance\":{:.1},\"scans\":{},\"sensors\":[{}]}}",
             self.world,
             self.threads,
             self.triangles,
@@ -285,6 +291,7 @@ impl ScanReport {
             self.build_seconds,
             self.bvh_seconds,
             self.bytes_per_triangle,
+            self.bytes_per_instance,
             self.scans,
             sensors.join(",")
         )
@@ -293,13 +300,14 @@ impl ScanReport {
     /// Lines for a person.
     pub fn text(&self) -> String {
         let mut out = format!(
-            "world loaded in {:.3} s; scene: {} triangles in {} instances, built in {:.3} s (BVHs {:.3} s, the rest loading files), {:.0} bytes per triangle; {} thread(s), {} scans per sensor\n",
+            "world loaded in {:.3} s; scene: {} triangles in {} instances, built in {:.3} s (BVHs {:.3} s, the rest loading files), {:.0} bytes per triangle, {:.0} per instance (its transform, box and place in the top level); {} thread(s), {} scans per sensor\n",
             self.load_seconds,
             self.triangles,
             self.instances,
             self.build_seconds,
             self.bvh_seconds,
             self.bytes_per_triangle,
+            self.bytes_per_instance,
             self.threads,
             self.scans
         );

@@ -124,6 +124,10 @@ impl Bvh {
         }
         let mut nodes = Vec::with_capacity(2 * items.len() / MAX_LEAF + 1);
         build_into(&mut items, 0, &mut nodes, 0);
+        // The guess above is short for most trees (a leaf holds two to four), and the vector's
+        // doubling would leave up to half of it unused: a top level's tree is kept for as long
+        // as the scene, a node or so per instance.
+        nodes.shrink_to_fit();
         Bvh {
             nodes,
             prims: items.into_iter().map(|i| i.prim).collect(),

@@ -231,17 +231,18 @@ impl Scene {
 
     /// Bytes held by all meshes and the top level (shared meshes counted once).
     pub fn memory_bytes(&self) -> usize {
-        self.meshes
-            .iter()
-            .map(|mesh| mesh.memory_bytes())
-            .sum::<usize>()
-            + self.instances.memory_bytes()
-            + self
-                .mesh_users
-                .iter()
-                .map(|u| u.capacity() * 4)
-                .sum::<usize>()
-            + self.top.memory_bytes()
+        let (meshes, placements) = self.memory_bytes_split();
+        meshes + placements
+    }
+
+    /// [`Scene::memory_bytes`] in two: the meshes (vertices, triangles, trees; shared ones
+    /// once), and the placements (the instances, their world boxes, the top level's trees
+    /// and each mesh's list of users), which grow with the number of instances.
+    pub fn memory_bytes_split(&self) -> (usize, usize) {
+        let meshes = (self.meshes.iter()).map(|mesh| mesh.memory_bytes()).sum();
+        let users: usize = self.mesh_users.iter().map(|u| u.capacity() * 4).sum();
+        let placements = self.instances.memory_bytes() + users + self.top.memory_bytes();
+        (meshes, placements)
     }
 
     /// Total triangles over all instances.

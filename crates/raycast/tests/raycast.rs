@@ -211,6 +211,36 @@ fn instances_are_hit_in_their_own_frame_even_when_huge() {
     assert!(miss.is_none());
 }
 
+/// What a placement costs grows with instances, not with their mesh: a transform, a world box
+/// and a share of the top level's tree, about a hundred bytes (a stored inverse transform
+/// and padded boxes made it 150 and more).
+#[test]
+fn a_placement_holds_a_transform_a_box_and_a_share_of_the_top_level() {
+    let mut scene = Scene::new();
+    let id = scene.add_mesh(cuboid(Vec3::ZERO, Vec3::splat(0.5)));
+    let side = 100;
+    for i in 0..side * side {
+        let at = Vec3::new((i % side) as f32, (i / side) as f32, 0.0);
+        let turn = Quat::from_rotation_z(i as f32 * 0.01);
+        scene.add_instance(id, Affine3A::from_rotation_translation(turn, at));
+    }
+    scene.commit();
+    let (meshes, placements) = scene.memory_bytes_split();
+    let per_instance = placements / (side * side);
+    assert!(meshes < 10_000, "the cuboid's mesh holds {meshes} bytes");
+    assert!(
+        (80..=128).contains(&per_instance),
+        "{per_instance} bytes per instance"
+    );
+    // Each placement is still where it was put, hit in its own frame (above one's centre).
+    let i = 52 * side + 37;
+    let turn = Quat::from_rotation_z(i as f32 * 0.01);
+    let above = Vec3::new(37.0, 52.0, 0.0) + turn * Vec3::new(0.25, 0.25, 5.0);
+    let hit = scene.closest(&ray(above, Vec3::NEG_Z)).unwrap();
+    assert_eq!(hit.instance as usize, i);
+    assert!((hit.t - 4.5).abs() < 1e-5, "t = {}", hit.t);
+}
+
 #[test]
 fn refit_follows_moved_vertices_and_rebuilds_when_degraded() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);

@@ -73,12 +73,19 @@ impl Instance {
         self.world_from_mesh().inverse()
     }
 
+    /// The linear part of [`Instance::mesh_from_world`], without its translation (the same
+    /// bits: `Affine3A::inverse` inverts the linear part first), for what moves directions.
+    #[inline]
+    fn mesh_from_world_linear(&self) -> glam::Mat3A {
+        self.world_from_mesh().matrix3.inverse()
+    }
+
     /// The inverse transpose of `world_from_mesh`'s linear part: what carries a mesh-frame
     /// normal to the world frame (placements may scale unevenly), up to its length.
     pub fn normal_to_world(&self) -> glam::Mat3A {
         // `mesh_from_world`'s linear part is that inverse (the very same computation), so
         // only the transpose is left to make.
-        self.mesh_from_world().matrix3.transpose()
+        self.mesh_from_world_linear().transpose()
     }
 
     /// A world ray's origin and direction in the mesh's frame.
@@ -114,7 +121,7 @@ impl Instance {
         if self.in_world {
             d
         } else {
-            self.mesh_from_world().transform_vector3a(d)
+            self.mesh_from_world_linear() * d
         }
     }
 }
@@ -624,17 +631,21 @@ impl Scene {
             active,
             beam,
         };
-        let mesh_from_world = inst.mesh_from_world();
+        // (Made only for an instance that is moved into: an inverse per entry.)
+        let mesh_from_world = (!inst.in_world).then(|| inst.mesh_from_world());
         for g in 0..PACKET / 4 {
             if (active >> (4 * g)) & 0xF == 0 {
                 continue;
             }
-            let (origin, dir, inv_dir) = if inst.in_world {
-                let (origin, dir) = lanes.group(g);
-                (origin, dir, lanes.inverse(g))
-            } else {
-                let (origin, dir) = lanes.in_frame(g, &mesh_from_world);
-                (origin, dir, dir.map(|d| Vec4::ONE / d))
+            let (origin, dir, inv_dir) = match &mesh_from_world {
+                None => {
+                    let (origin, dir) = lanes.group(g);
+                    (origin, dir, lanes.inverse(g))
+                }
+                Some(m) => {
+                    let (origin, dir) = lanes.in_frame(g, m);
+                    (origin, dir, dir.map(|d| Vec4::ONE / d))
+                }
             };
             for a in 0..3 {
                 packet.origin[a][g] = origin[a];

@@ -79,18 +79,16 @@ impl TopLevel {
     ) {
         let boxed = self.boxes.len();
         let count = self.is_moving.len();
-        let world_box = |i: usize| transform_box(&mesh_bounds(i), &world_from_mesh(i));
-        let added: Vec<PackedBox> = (boxed..count)
-            .into_par_iter()
-            .map(|i| PackedBox::new(&world_box(i)))
-            .collect();
+        let world_box =
+            |i: usize| PackedBox::new(&transform_box(&mesh_bounds(i), &world_from_mesh(i)));
+        let added: Vec<PackedBox> = (boxed..count).into_par_iter().map(world_box).collect();
         self.boxes.extend(added);
         let mut rebuild_settled = self.is_moving[boxed..].iter().any(|m| !m);
         let mut rebuild_moving = self.is_moving[boxed..].iter().any(|m| *m);
         for i in std::mem::take(&mut self.changed) {
             let i = i as usize;
             self.pending[i] = false;
-            self.boxes[i] = PackedBox::new(&world_box(i));
+            self.boxes[i] = world_box(i);
             rebuild_moving = true;
             if !std::mem::replace(&mut self.is_moving[i], true) {
                 rebuild_settled = true;

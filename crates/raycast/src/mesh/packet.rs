@@ -577,6 +577,13 @@ struct Frustum {
     /// Per axis: whether the rays go towards +axis (enter at `min`).
     ascending: [bool; 3],
     t_min: Vec4,
+    /// Whether no ray starts behind its origin (`t_min >= 0`): then each plane needs one
+    /// product (see [`Frustum::test`]).
+    ahead: bool,
+    /// Per axis, the inverse direction that makes entries earliest and the one that makes
+    /// exits latest, for planes ahead of the origins.
+    inv_enter: [Vec4; 3],
+    inv_exit: [Vec4; 3],
 }
 
 impl Frustum {
@@ -611,6 +618,11 @@ impl Frustum {
             inv_hi: e.inv_hi.to_array().map(Vec4::splat),
             ascending: e.ascending,
             t_min: Vec4::splat(e.t_min),
+            ahead: e.t_min >= 0.0,
+            // Ascending (inverses positive): the smallest enters first, the largest leaves
+            // last; descending (negative), the other way round.
+            inv_enter: [0, 1, 2].map(|a| pick(a, e.inv_lo, e.inv_hi)),
+            inv_exit: [0, 1, 2].map(|a| pick(a, e.inv_hi, e.inv_lo)),
         }
     }
 
@@ -626,8 +638,17 @@ impl Frustum {
                 (n.max[a], n.min[a])
             };
             let (d0, d1) = (enter - self.enter_origin[a], exit - self.exit_origin[a]);
-            near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
-            far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
+            if self.ahead {
+                // A plane ahead of the origins (`d0`, `d1` of the rays' sign): the product
+                // the two-sided form's `min` or `max` picks, as rounding is monotonic. A
+                // plane behind: both products are at most 0, which `near` (from `t_min >=
+                // 0`) already is at least, and an exit behind misses either way.
+                near = near.max(d0 * self.inv_enter[a]);
+                far = far.min(d1 * self.inv_exit[a]);
+            } else {
+                near = near.max((d0 * self.inv_lo[a]).min(d0 * self.inv_hi[a]));
+                far = far.min((d1 * self.inv_lo[a]).max(d1 * self.inv_hi[a]));
+            }
         }
         // Widened by 2·gamma(3), as the single-ray test.
         let far = (far * (1.0 + 6.0 * f32::EPSILON)).min(Vec4::splat(t_max));

@@ -16,6 +16,10 @@ pub(super) struct Beam {
     exit_origin: Vec3A,
     inv_lo: Vec3A,
     inv_hi: Vec3A,
+    /// Per axis, the inverse direction that makes entries earliest and the one that makes
+    /// exits latest, for planes ahead of the origins.
+    inv_enter: Vec3A,
+    inv_exit: Vec3A,
     /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
     ascending: glam::BVec3A,
     t_min: f32,
@@ -38,6 +42,10 @@ impl Beam {
             exit_origin: Vec3A::select(ascending, e.origin_lo, e.origin_hi),
             inv_lo: e.inv_lo,
             inv_hi: e.inv_hi,
+            // Ascending (inverses positive): the smallest enters first, the largest leaves
+            // last; descending (negative), the other way round.
+            inv_enter: Vec3A::select(ascending, e.inv_lo, e.inv_hi),
+            inv_exit: Vec3A::select(ascending, e.inv_hi, e.inv_lo),
             ascending,
             t_min: e.t_min,
         }
@@ -50,8 +58,18 @@ impl Beam {
     pub(super) fn entry(&self, min: Vec3A, max: Vec3A, t_max: f32) -> Option<f32> {
         let enter = Vec3A::select(self.ascending, min, max) - self.enter_origin;
         let exit = Vec3A::select(self.ascending, max, min) - self.exit_origin;
-        let near = (enter * self.inv_lo).min(enter * self.inv_hi).max_element();
-        let far = (exit * self.inv_lo).max(exit * self.inv_hi).min_element();
+        let (near, far) = if self.t_min >= 0.0 {
+            // No ray starts behind its origin: a plane ahead gets the product the two-sided
+            // form picks (rounding is monotonic); one behind gives at most 0, below `t_min`,
+            // and an exit behind misses either way (as `mesh/packet.rs`'s frustum).
+            (enter * self.inv_enter, exit * self.inv_exit)
+        } else {
+            (
+                (enter * self.inv_lo).min(enter * self.inv_hi),
+                (exit * self.inv_lo).max(exit * self.inv_hi),
+            )
+        };
+        let (near, far) = (near.max_element(), far.min_element());
         // Widened by 2·gamma(3), as the single-ray test.
         let near = larger_or(near, self.t_min);
         (near <= smaller_or(far * (1.0 + 6.0 * f32::EPSILON), t_max)).then_some(near)

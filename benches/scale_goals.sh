@@ -78,7 +78,7 @@ mavs=(
 )
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
-record() { echo "$1 $2 $3" >>"$results"; printf '%-6s %-10s %-10s %s\n' "$round" "$1" "$2" "$3"; }
+record() { echo "$round $1 $2 $3" >>"$results"; printf '%-6s %-10s %-10s %s\n' "$round" "$1" "$2" "$3"; }
 
 for round in $(seq "$rounds"); do
     for entry in "${worlds[@]}"; do
@@ -110,30 +110,41 @@ for round in $(seq "$rounds"); do
 done
 
 python3 - "$results" <<'EOF'
+# Medians of each build's figures, and of the ratios measured within each round (the pairs
+# ran side by side), with their range.
 import statistics, sys
-runs = {}
+runs, names = {}, []
 for line in open(sys.argv[1]):
     parts = line.split()
-    if len(parts) == 3 and parts[2] not in ("", "-"):
-        try:
-            runs.setdefault((parts[0], parts[1]), []).append(float(parts[2]))
-        except ValueError:
-            pass
+    if len(parts) != 4:
+        continue
+    try:
+        value = float(parts[3])
+    except ValueError:
+        continue
+    rnd, name, build = parts[:3]
+    runs.setdefault((name, build), {})[rnd] = value
+    if name not in names:
+        names.append(name)
 def med(name, build):
-    values = runs.get((name, build))
+    values = list(runs.get((name, build), {}).values())
     return statistics.median(values) if values else None
+def ratios(name, over):
+    now, base = runs.get((name, "now"), {}), runs.get((name, over), {})
+    return [now[r] / base[r] for r in now if base.get(r)]
+def show(v):
+    return f"{v:10.2f}" if v is not None else f"{'':>10}"
 print()
-print(f"{'benchmark':<12} {'reference':>10} {'now':>10} {'embree':>10}  ratio")
-names = sorted({name for name, _ in runs}, key=lambda n: list(dict.fromkeys(k[0] for k in runs)).index(n))
+print(f"{'benchmark':<12} {'reference':>10} {'now':>10} {'embree':>10}"
+      "  ratio within rounds: median (range)")
 for name in names:
     ref, now, emb = med(name, "reference"), med(name, "now"), med(name, "embree")
-    show = lambda v: f"{v:10.2f}" if v is not None else f"{'':>10}"
-    if name.startswith("refscene") and emb and now:
-        ratio = f"{now / emb:.2f}x Embree's best mode"
-    elif ref and now:
-        ratio = f"{now / ref:.2f}x the reference"
-    else:
-        ratio = ""
+    over = "embree" if emb is not None else "reference"
+    pairs = ratios(name, over)
+    ratio = ""
+    if pairs:
+        what = "Embree's best mode" if over == "embree" else "the reference"
+        ratio = f"{statistics.median(pairs):.2f}x {what} ({min(pairs):.2f}-{max(pairs):.2f})"
     print(f"{name:<12} {show(ref)} {show(now)} {show(emb)}  {ratio}")
 print("(walkers, cameras, turtlebot, meadow, grass: x real time; refscene: M rays/s;"
       " *-MiB: peak resident MiB)")

@@ -6,7 +6,7 @@
 //! scene's top level (`scene/lanes.rs`) and a mesh's packet walk (`mesh/packet.rs`) test boxes
 //! against it in their own layouts.
 
-use glam::{BVec4A, Vec3A, Vec4};
+use glam::{BVec3A, BVec4A, Vec3A, Vec4};
 
 /// The extremes of a beam's rays.
 #[derive(Clone, Copy, Debug)]
@@ -18,6 +18,23 @@ pub(crate) struct Extremes {
     /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
     pub(crate) ascending: [bool; 3],
     pub(crate) t_min: f32,
+}
+
+impl Extremes {
+    /// Per axis, the inverse direction that makes entries earliest and the one that makes
+    /// exits latest, for box planes ahead of the origins: ascending (inverses positive) the
+    /// smallest enters first and the largest leaves last, descending the other way round.
+    /// When no ray starts behind its origin (`t_min >= 0`), a box test may take only these
+    /// products: for a plane ahead, rounding is monotonic, so they are the ones the two-sided
+    /// form's minimum or maximum picks; for a plane behind, both are at most 0, which an
+    /// entry clamped to `t_min` already is at least, and an exit behind misses either way.
+    pub(crate) fn inv_enter_exit(&self) -> (Vec3A, Vec3A) {
+        let up = BVec3A::from(self.ascending);
+        (
+            Vec3A::select(up, self.inv_lo, self.inv_hi),
+            Vec3A::select(up, self.inv_hi, self.inv_lo),
+        )
+    }
 }
 
 /// The extremes of the `active` rays of `groups` four-ray groups, `group(g)` giving group

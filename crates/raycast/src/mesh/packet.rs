@@ -580,8 +580,7 @@ struct Frustum {
     /// Whether no ray starts behind its origin (`t_min >= 0`): then each plane needs one
     /// product (see [`Frustum::test`]).
     ahead: bool,
-    /// Per axis, the inverse direction that makes entries earliest and the one that makes
-    /// exits latest, for planes ahead of the origins.
+    /// `Extremes::inv_enter_exit`, splatted.
     inv_enter: [Vec4; 3],
     inv_exit: [Vec4; 3],
 }
@@ -619,10 +618,8 @@ impl Frustum {
             ascending: e.ascending,
             t_min: Vec4::splat(e.t_min),
             ahead: e.t_min >= 0.0,
-            // Ascending (inverses positive): the smallest enters first, the largest leaves
-            // last; descending (negative), the other way round.
-            inv_enter: [0, 1, 2].map(|a| pick(a, e.inv_lo, e.inv_hi)),
-            inv_exit: [0, 1, 2].map(|a| pick(a, e.inv_hi, e.inv_lo)),
+            inv_enter: e.inv_enter_exit().0.to_array().map(Vec4::splat),
+            inv_exit: e.inv_enter_exit().1.to_array().map(Vec4::splat),
         }
     }
 
@@ -639,10 +636,7 @@ impl Frustum {
             };
             let (d0, d1) = (enter - self.enter_origin[a], exit - self.exit_origin[a]);
             if self.ahead {
-                // A plane ahead of the origins (`d0`, `d1` of the rays' sign): the product
-                // the two-sided form's `min` or `max` picks, as rounding is monotonic. A
-                // plane behind: both products are at most 0, which `near` (from `t_min >=
-                // 0`) already is at least, and an exit behind misses either way.
+                // One product a plane (`Extremes::inv_enter_exit`).
                 near = near.max(d0 * self.inv_enter[a]);
                 far = far.min(d1 * self.inv_exit[a]);
             } else {

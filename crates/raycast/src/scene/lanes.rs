@@ -16,8 +16,7 @@ pub(super) struct Beam {
     exit_origin: Vec3A,
     inv_lo: Vec3A,
     inv_hi: Vec3A,
-    /// Per axis, the inverse direction that makes entries earliest and the one that makes
-    /// exits latest, for planes ahead of the origins.
+    /// `Extremes::inv_enter_exit`.
     inv_enter: Vec3A,
     inv_exit: Vec3A,
     /// Per axis: whether the rays go towards +axis (enter a box at its `min`).
@@ -42,10 +41,8 @@ impl Beam {
             exit_origin: Vec3A::select(ascending, e.origin_lo, e.origin_hi),
             inv_lo: e.inv_lo,
             inv_hi: e.inv_hi,
-            // Ascending (inverses positive): the smallest enters first, the largest leaves
-            // last; descending (negative), the other way round.
-            inv_enter: Vec3A::select(ascending, e.inv_lo, e.inv_hi),
-            inv_exit: Vec3A::select(ascending, e.inv_hi, e.inv_lo),
+            inv_enter: e.inv_enter_exit().0,
+            inv_exit: e.inv_enter_exit().1,
             ascending,
             t_min: e.t_min,
         }
@@ -59,9 +56,7 @@ impl Beam {
         let enter = Vec3A::select(self.ascending, min, max) - self.enter_origin;
         let exit = Vec3A::select(self.ascending, max, min) - self.exit_origin;
         let (near, far) = if self.t_min >= 0.0 {
-            // No ray starts behind its origin: a plane ahead gets the product the two-sided
-            // form picks (rounding is monotonic); one behind gives at most 0, below `t_min`,
-            // and an exit behind misses either way (as `mesh/packet.rs`'s frustum).
+            // No ray starts behind its origin: one product a plane (`inv_enter_exit`).
             (enter * self.inv_enter, exit * self.inv_exit)
         } else {
             (

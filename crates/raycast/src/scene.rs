@@ -781,7 +781,7 @@ fn keep_closer(
 ) -> bool {
     let closer = keep_closer_unturned(best, h, index, t_max);
     if closer && let Some(b) = best {
-        b.normal = world_normal(inst, h.normal);
+        b.normal = world_normal(inst, h.normal).into();
     }
     closer
 }
@@ -800,7 +800,7 @@ fn keep_closer_unturned(best: &mut Option<Hit>, h: &LocalHit, index: u32, t_max:
             v: h.v,
             triangle: h.triangle,
             instance: index,
-            normal: h.normal,
+            normal: h.normal.into(),
         });
     }
     closer

@@ -65,7 +65,7 @@ fn ranges_in_a_box_room_are_analytic() {
         );
         let p = origin + d * hit.t;
         assert!(
-            hit.normal.length() > 0.99 && (Vec3::from(hit.normal).dot(d)).abs() > 0.0,
+            hit.normal.length() > 0.99 && (hit.normal.dot(d)).abs() > 0.0,
             "{p:?}"
         );
     }
@@ -200,7 +200,7 @@ fn instances_are_hit_in_their_own_frame_even_when_huge() {
             .unwrap();
         assert_eq!(hit.instance, 0);
         assert!((hit.t - 9.5).abs() < 1e-3, "t = {}", hit.t);
-        assert!((Vec3::from(hit.normal) - Vec3::Z).length() < 1e-5);
+        assert!((hit.normal - Vec3::Z).length() < 1e-5);
     }
     let hit = scene
         .closest(&ray(Vec3::new(0.0, 0.2, 1.1), Vec3::X))
@@ -435,7 +435,7 @@ fn a_sphere_instance_is_hit_at_its_radius_within_the_tessellation_error() {
             );
             // The front of an outward-facing sphere faces away from its centre.
             let radial = (point - centre).normalize();
-            assert!(Vec3::from(hit.normal).dot(radial) > 0.99);
+            assert!(hit.normal.dot(radial) > 0.99);
         }
     }
 }
@@ -502,9 +502,9 @@ fn batches_trace_rays_in_packets_with_the_single_ray_answers() {
         let strip = |h: &passerby_raycast::Hit| (h.t, h.u, h.v, h.triangle, h.instance);
         assert_eq!(strip(raw), strip(unit));
         let place = scene.instance(raw.instance).world_from_mesh();
-        let turned = place.transform_vector3a(raw.normal).normalize();
+        let turned = place.transform_vector3a(raw.normal.into()).normalize();
         assert!(
-            turned.dot(unit.normal) > 0.9999,
+            turned.dot(unit.normal.into()) > 0.9999,
             "{turned} against {}",
             unit.normal
         );

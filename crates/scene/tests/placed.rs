@@ -126,7 +126,7 @@ fn smooth_placements_interpolate_welded_vertex_normals_and_flat_ones_do_not() {
             .shading_normal(flat.instance, flat.triangle, flat.u, flat.v)
             .is_none()
     );
-    assert!((flat.normal - slope).length() < 1e-5);
+    assert!((Vec3A::from(flat.normal) - slope).length() < 1e-5);
 }
 
 /// Taking the world's placed meshes builds the same scene (objects, instances and what rays

@@ -223,7 +223,7 @@ impl SceneView<'_> {
             if !ignore.is_some_and(|ignored| object.name.is(ignored)) {
                 return Some(Target {
                     t: h.t,
-                    normal: h.normal,
+                    normal: h.normal.into(),
                     instance: object.id,
                     label: object.class_id,
                     surface: (h.instance, h.triangle, [h.u, h.v]),

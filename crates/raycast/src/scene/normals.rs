@@ -39,8 +39,9 @@ impl Scene {
         let mut axes = [[0.0f32; PACKET]; 3];
         let mut count = 0;
         for hit in hits.iter().take(PACKET).flatten() {
+            let normal = hit.normal.to_array();
             for (a, axis) in axes.iter_mut().enumerate() {
-                axis[count] = hit.normal[a];
+                axis[count] = normal[a];
             }
             count += 1;
         }
@@ -63,7 +64,7 @@ impl Scene {
         }
         make_unit(&mut axes, count);
         for (i, hit) in hits.iter_mut().take(PACKET).flatten().enumerate() {
-            hit.normal = Vec3A::new(axes[0][i], axes[1][i], axes[2][i]);
+            hit.normal = glam::Vec3::new(axes[0][i], axes[1][i], axes[2][i]);
         }
     }
 }

@@ -196,29 +196,52 @@ impl SceneView<'_> {
             Normals::Made => scene.closest_run(&rays, &mut hits),
             Normals::Skipped => scene.closest_run_raw(&rays, &mut hits),
         }
+        let skipped = normals == Normals::Skipped;
         for ((slot, hit), ray) in out.iter_mut().zip(&hits).zip(&rays) {
-            *slot = self.target_past(*hit, ray, ignore);
-            if normals == Normals::Skipped
-                && let Some(target) = slot
-            {
-                // (Raw, in the mesh's frame; or unit, past the ignored body.)
-                target.normal = Vec3A::ZERO;
+            // Each target is written into its slot field by field: made apart and copied in,
+            // its parts were read back in other widths than they were written, and every ray
+            // stalled on the store's forwarding.
+            let Some(h) = hit else {
+                *slot = None;
+                continue;
+            };
+            let Some(object) = self.built.object_of(h.instance, h.triangle) else {
+                *slot = None;
+                continue;
+            };
+            if ignore.is_some_and(|ignored| object.name.is(ignored)) {
+                *slot = self.target_beyond(h.t, ray, ignore);
+                if skipped && let Some(target) = slot {
+                    target.normal = Vec3A::ZERO;
+                }
+                continue;
             }
+            *slot = Some(Target {
+                t: h.t,
+                // (Raw, in the mesh's frame, when skipped: none is given.)
+                normal: if skipped {
+                    Vec3A::ZERO
+                } else {
+                    h.normal.into()
+                },
+                instance: object.id,
+                label: object.class_id,
+                surface: (h.instance, h.triangle, [h.u, h.v]),
+            });
         }
     }
 
-    /// What a ray's first hit `hit` is, continuing past the body named `ignore`.
-    fn target_past(
-        &self,
-        mut hit: Option<passerby_raycast::Hit>,
-        ray: &Ray,
-        ignore: Option<&str>,
-    ) -> Option<Target> {
+    /// What a ray sees past the ignored body it met at `t` (16 passes at most: it may be hit
+    /// on entry and exit).
+    #[cold]
+    fn target_beyond(&self, mut t: f32, ray: &Ray, ignore: Option<&str>) -> Option<Target> {
         let scene = &self.built.scene;
-        // Past the ignored body, 16 times at most (it may be hit on entry and exit).
-        let mut passed = 0;
-        loop {
-            let h = hit?;
+        for _ in 0..16 {
+            let again = Ray {
+                t_min: t + PASS_THROUGH,
+                ..*ray
+            };
+            let h = scene.closest(&again)?;
             let object = self.built.object_of(h.instance, h.triangle)?;
             if !ignore.is_some_and(|ignored| object.name.is(ignored)) {
                 return Some(Target {
@@ -229,16 +252,9 @@ impl SceneView<'_> {
                     surface: (h.instance, h.triangle, [h.u, h.v]),
                 });
             }
-            if passed == 16 {
-                return None;
-            }
-            passed += 1;
-            let again = Ray {
-                t_min: h.t + PASS_THROUGH,
-                ..*ray
-            };
-            hit = scene.closest(&again);
+            t = h.t;
         }
+        None
     }
 
     /// What rasterised pixels see, as rays would report it; neighbours mostly share a

@@ -474,6 +474,47 @@ mod avx512 {
             }
         }
 
+        /// When every lane of `rays` starts at one origin (bit for bit) and picks the same
+        /// axis for each role, that origin on the roles' axes and the axes: each corner's
+        /// differences from the origin are then the same in every lane, made once in scalars
+        /// and broadcast, with no per-lane picking (the same values: a pick selects exactly,
+        /// and a difference of the same two floats is the same float).
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn shared_frame(&self, rays: __mmask16) -> Option<([usize; 3], [f32; 3])> {
+            if rays == 0 {
+                return None;
+            }
+            let mut axes = [0usize; 3];
+            for (role, axis) in axes.iter_mut().enumerate() {
+                let (x, y) = (self.axis_x[role], self.axis_y[role]);
+                *axis = if rays & !x == 0 {
+                    0
+                } else if rays & !y == 0 {
+                    1
+                } else if rays & (x | y) == 0 {
+                    2
+                } else {
+                    return None;
+                };
+            }
+            let first = rays.trailing_zeros() as usize;
+            let mut origin = [0.0f32; 3];
+            for (a, o) in origin.iter_mut().enumerate() {
+                let mut lanes = [0.0f32; 16];
+                // SAFETY: sixteen lanes of four bytes into an array of sixteen.
+                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), self.origin[a]) };
+                *o = lanes[first];
+                let bits = _mm512_castps_si512(self.origin[a]);
+                let same =
+                    _mm512_mask_cmpeq_epi32_mask(rays, bits, _mm512_set1_epi32(o.to_bits() as i32));
+                if same != rays {
+                    return None;
+                }
+            }
+            Some((axes, axes.map(|k| origin[k])))
+        }
+
         /// Writes back what the tests change.
         #[inline]
         #[target_feature(enable = "avx512f")]
@@ -642,6 +683,8 @@ mod avx512 {
         let at = Selection::of(choice);
         let mut closer = false;
         let mut s = Lanes::gather(w, t_far, at);
+        // (Still true of the rays left when some leave: they are fewer.)
+        let shared = s.shared_frame(rays);
         let mut bound = next_up(s.t_far);
         let zero = _mm512_setzero_ps();
         let no_hit = _mm512_set1_epi32(NO_HIT as i32);
@@ -652,14 +695,26 @@ mod avx512 {
                 }
                 // Each corner relative to each ray's origin, on the ray's sheared axes.
                 let to_ray = |j: usize| -> [__m512; 3] {
-                    let d = [0, 1, 2].map(|a| {
-                        _mm512_sub_ps(_mm512_set1_ps(lane_of(&pack.v[j][a], lane)), s.origin[a])
-                    });
-                    let pick = |role: usize| {
-                        let y_or_z = _mm512_mask_blend_ps(s.axis_y[role], d[2], d[1]);
-                        _mm512_mask_blend_ps(s.axis_x[role], y_or_z, d[0])
+                    let (dx, dy, dz) = match shared {
+                        Some((axes, origin)) => {
+                            let d = |role: usize| {
+                                let corner = lane_of(&pack.v[j][axes[role]], lane);
+                                _mm512_set1_ps(corner - origin[role])
+                            };
+                            (d(0), d(1), d(2))
+                        }
+                        None => {
+                            let d = [0, 1, 2].map(|a| {
+                                let corner = _mm512_set1_ps(lane_of(&pack.v[j][a], lane));
+                                _mm512_sub_ps(corner, s.origin[a])
+                            });
+                            let pick = |role: usize| {
+                                let y_or_z = _mm512_mask_blend_ps(s.axis_y[role], d[2], d[1]);
+                                _mm512_mask_blend_ps(s.axis_x[role], y_or_z, d[0])
+                            };
+                            (pick(0), pick(1), pick(2))
+                        }
                     };
-                    let (dx, dy, dz) = (pick(0), pick(1), pick(2));
                     [
                         _mm512_sub_ps(dx, _mm512_mul_ps(s.coeffs[0], dz)),
                         _mm512_sub_ps(dy, _mm512_mul_ps(s.coeffs[1], dz)),

@@ -277,9 +277,14 @@ struct Split {
 #[inline]
 fn bins_of(c: Vec3A, centers: &Aabb) -> [usize; 3] {
     let extent = centers.max - centers.min;
-    ((c - centers.min) / extent * BINS as f32)
-        .to_array()
-        .map(|b| (b as usize).min(BINS - 1))
+    // Clamped as floats first (NaN, from an axis without extent, to 0: `max` keeps its
+    // argument), so the conversion needs none of a saturating cast's checks: the same bins
+    // as `(b as usize).min(BINS - 1)`, in a few vector operations instead of about forty.
+    let bins = ((c - centers.min) / extent * BINS as f32)
+        .max(Vec3A::ZERO)
+        .min(Vec3A::splat((BINS - 1) as f32))
+        .as_uvec3();
+    bins.to_array().map(|b| b as usize)
 }
 
 /// The cheapest SAH split over binned centroids on any axis, if it beats a leaf. The items are

@@ -432,27 +432,26 @@ impl TriangleMesh {
             let mut hits = 0;
             // One conservative test of the four children for the whole packet, when it has one.
             let coarse = frustum.as_ref().map(|f| f.test(n, beam_t_max));
-            for k in 0..4 {
+            // The children to look at: those the packet's beam may reach, or all.
+            let mut todo = coarse.map_or(0xF, |(_, hit)| hit);
+            while todo != 0 {
+                let k = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
                 let slot = decode(n.child[k]);
                 if matches!(slot, Slot::Empty) {
                     continue;
                 }
-                if let Some((near, hit)) = coarse {
-                    if hit & (1 << k) == 0 {
-                        continue;
+                if let (Some((near, _)), Slot::Inner(_)) = (coarse, &slot) {
+                    // Inner nodes take the whole packet; leaves get each ray's own test.
+                    let entry = lane_of(&near, k);
+                    let mut i = hits;
+                    while i > 0 && order[i - 1].0 > entry {
+                        order[i] = order[i - 1];
+                        i -= 1;
                     }
-                    if let Slot::Inner(_) = slot {
-                        // Inner nodes take the whole packet; leaves get each ray's own test.
-                        let entry = lane_of(&near, k);
-                        let mut i = hits;
-                        while i > 0 && order[i - 1].0 > entry {
-                            order[i] = order[i - 1];
-                            i -= 1;
-                        }
-                        order[i] = (entry, n.child[k], mask);
-                        hits += 1;
-                        continue;
-                    }
+                    order[i] = (entry, n.child[k], mask);
+                    hits += 1;
+                    continue;
                 }
                 // Each ray's own test (sixteen at a time where the CPU can).
                 let b = (
@@ -485,12 +484,21 @@ impl TriangleMesh {
                 sp += 1;
             }
             if hits > 0 {
-                if let Slot::Inner(i) = decode(order[0].1) {
-                    (node, mask) = (i, order[0].2);
-                    continue;
+                match decode(order[0].1) {
+                    Slot::Inner(i) => {
+                        (node, mask) = (i, order[0].2);
+                        continue;
+                    }
+                    // The nearest child a leaf: tested at once (stacked and popped, every ray
+                    // that reached it would pass the pop's cull: its entry is the least).
+                    Slot::Leaf(first, count) => {
+                        let (leaf, reached) = ((first, count), order[0].2);
+                        if self.test_leaf(rays, leaf, reached, (setup, t_far), first_hit) {
+                            (t_max, beam_t_max) = bounds(t_far);
+                        }
+                    }
+                    Slot::Empty => {}
                 }
-                stack[sp] = (order[0].1, order[0].2, order[0].0);
-                sp += 1;
             }
             loop {
                 if sp == 0 {

@@ -262,11 +262,12 @@ fn check_parameters(params: &serde_json::Value) {
     assert_eq!(params["set"], json!([[true, ""]]));
     assert_eq!(params["events"], json!([["realtime_factor", 0.1]]));
     // The pace follows: simulated seconds per wall second, from odometry stamps (before: 2x,
-    // or as fast as this build and machine manage, 0.5x for a debug build here).
+    // or as fast as this build and machine manage, 0.5x for a debug build here and 0.17x on
+    // a loaded machine: compared with the pace after, not with a fixed speed).
     let (before, after) = (
         params["pace_before"].as_f64().unwrap(),
         params["pace_after"].as_f64().unwrap(),
     );
-    assert!(before > 0.2, "at 2x: {params}");
+    assert!(before > 1.5 * after, "at 2x: {params}");
     assert!((0.06..0.14).contains(&after), "at 0.1x: {params}");
 }

@@ -388,7 +388,20 @@ pub fn linear_to_srgb_byte(linear: f32) -> u8 {
 #[inline]
 pub fn linear_to_srgb_bytes([r, g, b]: [f32; 3]) -> [u8; 3] {
     let t = tables();
-    [srgb_byte_in(t, r), srgb_byte_in(t, g), srgb_byte_in(t, b)]
+    // `cell_of` for the three channels in one vector: `maxps` with 0 takes NaN and -0 to +0
+    // and `minps` with 1 keeps 1, as its comparisons do, and the products and sums are the
+    // same operations lane by lane; the tables are read channel by channel.
+    const MAGIC: f32 = 12_582_912.0;
+    let clamped = glam::Vec4::new(r, g, b, 0.0)
+        .max(glam::Vec4::ZERO)
+        .min(glam::Vec4::ONE);
+    let shifted = (clamped * CELLS as f32 - glam::Vec4::splat(0.5)) + glam::Vec4::splat(MAGIC);
+    let (clamped, shifted) = (clamped.to_array(), shifted.to_array());
+    std::array::from_fn(|k| {
+        let cell = ((shifted[k].to_bits() & 0x7F_FFFF) - (1 << 22)) as usize;
+        let (byte, next) = (t.byte_at_cell[cell], t.halfway_after_cell[cell]);
+        byte + u8::from(next <= clamped[k])
+    })
 }
 
 #[inline]
@@ -525,6 +538,42 @@ mod tests {
             .flat_map(|x| [x.next_down(), x, x.next_up()]);
         for l in probes.chain((0..=100_000).map(|k| k as f32 / 100_000.0)) {
             assert_eq!(linear_to_srgb_byte(l), by_search(l), "{l}");
+        }
+    }
+
+    /// The three channels at once (in a vector) give each channel's byte, on every probe of
+    /// the test above and at the extremes, in each channel's place.
+    #[test]
+    fn three_channels_at_once_encode_as_one_at_a_time() {
+        let halfway = halfway_points();
+        let cell_edges = (0..=CELLS).map(|c| c as f32 / CELLS as f32);
+        let extremes = [
+            f32::NAN,
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            1e-45,
+            1.0,
+            2.0,
+        ];
+        let probes: Vec<f32> = (halfway.iter().copied())
+            .chain(cell_edges)
+            .flat_map(|x| [x.next_down(), x, x.next_up()])
+            .chain(extremes)
+            .chain([f32::INFINITY])
+            .chain((0..=20_000).map(|k| k as f32 / 20_000.0))
+            .collect();
+        for (i, &l) in probes.iter().enumerate() {
+            let other = probes[(i * 7 + 3) % probes.len()];
+            let want = [l, other, 0.5].map(linear_to_srgb_byte);
+            assert_eq!(linear_to_srgb_bytes([l, other, 0.5]), want, "{l} {other}");
+            let rotated = [0.5, l, other];
+            assert_eq!(
+                linear_to_srgb_bytes(rotated),
+                rotated.map(linear_to_srgb_byte),
+                "{l} {other}"
+            );
         }
     }
 

@@ -443,14 +443,7 @@ impl TriangleMesh {
                 }
                 if let (Some((near, _)), Slot::Inner(_)) = (coarse, &slot) {
                     // Inner nodes take the whole packet; leaves get each ray's own test.
-                    let entry = lane_of(&near, k);
-                    let mut i = hits;
-                    while i > 0 && order[i - 1].0 > entry {
-                        order[i] = order[i - 1];
-                        i -= 1;
-                    }
-                    order[i] = (entry, n.child[k], mask);
-                    hits += 1;
+                    insert_by_entry(&mut order, &mut hits, (lane_of(&near, k), n.child[k], mask));
                     continue;
                 }
                 // Each ray's own test (sixteen at a time where the CPU can).
@@ -471,13 +464,7 @@ impl TriangleMesh {
                 if reached == 0 {
                     continue;
                 }
-                let mut i = hits;
-                while i > 0 && order[i - 1].0 > entry {
-                    order[i] = order[i - 1];
-                    i -= 1;
-                }
-                order[i] = (entry, n.child[k], reached);
-                hits += 1;
+                insert_by_entry(&mut order, &mut hits, (entry, n.child[k], reached));
             }
             for &(entry, code, reached) in order[1..hits.max(1)].iter().rev() {
                 stack[sp] = (code, reached, entry);
@@ -532,6 +519,19 @@ impl TriangleMesh {
             }
         }
     }
+}
+
+/// Inserts a reached child `(entry, slot code, rays)` among the first `hits` of `order`, kept
+/// nearest entry first (an insertion sort of at most four; equal entries keep their order).
+#[inline(always)]
+fn insert_by_entry(order: &mut [(f32, u32, u32); 4], hits: &mut usize, child: (f32, u32, u32)) {
+    let mut i = *hits;
+    while i > 0 && order[i - 1].0 > child.0 {
+        order[i] = order[i - 1];
+        i -= 1;
+    }
+    order[i] = child;
+    *hits += 1;
 }
 
 /// The rays of `mask` whose range (`t_min`, `t_max`) meets the box `min..max`, and the nearest

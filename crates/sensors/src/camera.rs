@@ -24,6 +24,7 @@ pub use crate::lens::{Lens, LensError, Pixels, body_from_optical};
 use crate::raster::{BandHits, PixelHit};
 pub use crate::shading::Lighting;
 use crate::shading::{FlatRun, Lit, SeenTriangle, Shader, UniformRun, shade};
+use crate::tasks::{Chunk, LazyZeros};
 use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::{Affine3A, Vec3A};
 use passerby_scene::appearance::linear_to_srgb_bytes;
@@ -76,29 +77,24 @@ pub fn trace(
         sun_grid: lighting.and_then(|light| crate::shading::sun_grid(view, light, n)),
         antialias: antialias.max(1) as usize,
     };
-    let mut out = Pixels {
-        depth: crate::tasks::zeros(n),
-        instance: crate::tasks::zeros(n),
-        class: crate::tasks::zeros(n),
-        rgb: if lighting.is_some() {
-            crate::tasks::zeros(3 * n)
-        } else {
-            Vec::new()
-        },
-    };
+    // Each block zeroes its share of the images as it fills it (see `LazyZeros`).
+    let mut depth = LazyZeros::new(n);
+    let mut instance = LazyZeros::new(n);
+    let mut class = LazyZeros::new(n);
+    let mut rgb = lighting.map(|_| LazyZeros::new(3 * n));
     // Blocks of the rasteriser's bands of rows, each finished by one task from its own small
     // buffers: the lens casts a row of tiles before the next, and a band holds whole rows of
     // tiles, so a block is a run of its casting order.
     let block = crate::raster::BAND * w;
-    let mut rgb = out.rgb.chunks_mut(3 * block);
-    let blocks: Vec<_> = (out.depth.chunks_mut(block))
-        .zip(out.instance.chunks_mut(block))
-        .zip(out.class.chunks_mut(block))
-        .map(|((depth, instance), class)| BlockOut {
+    let mut rgb_chunks = rgb.as_mut().map(|rgb| rgb.chunks(3 * block));
+    let blocks: Vec<_> = (depth.chunks(block))
+        .zip(instance.chunks(block))
+        .zip(class.chunks(block))
+        .map(|((depth, instance), class)| BlockSlots {
             depth,
             instance,
             class,
-            rgb: rgb.next(),
+            rgb: rgb_chunks.as_mut().and_then(Iterator::next),
         })
         .collect();
     let scene = &view.built.scene;
@@ -125,7 +121,13 @@ pub fn trace(
             .enumerate()
             .for_each(|(k, out)| pass.block(k * block, None, out));
     }
-    out
+    drop(rgb_chunks);
+    Pixels {
+        depth: depth.into_vec(),
+        instance: instance.into_vec(),
+        class: class.into_vec(),
+        rgb: rgb.map_or_else(Vec::new, LazyZeros::into_vec),
+    }
 }
 
 /// One camera pass: what every block of rows needs.
@@ -137,6 +139,25 @@ struct Pass<'a> {
     /// The frame's shadow rays' grid, if there is one (see `shading::sun_grid`).
     sun_grid: Option<passerby_raycast::ParallelGrid>,
     antialias: usize,
+}
+
+/// A block's share of the output images, before its task zeroes it.
+struct BlockSlots<'a> {
+    depth: Chunk<'a, f32>,
+    instance: Chunk<'a, i32>,
+    class: Chunk<'a, u16>,
+    rgb: Option<Chunk<'a, u8>>,
+}
+
+impl<'a> BlockSlots<'a> {
+    fn zeroed(self) -> BlockOut<'a> {
+        BlockOut {
+            depth: self.depth.zeroed(),
+            instance: self.instance.zeroed(),
+            class: self.class.zeroed(),
+            rgb: self.rgb.map(Chunk::zeroed),
+        }
+    }
 }
 
 /// A block's share of the output images.
@@ -330,7 +351,8 @@ impl<'a> Pass<'a> {
     /// Fills the block of pixels `first..first + out.depth.len()` (row-major indices, whole
     /// rows from an even one), from the rasterised `raster` hits of these pixels (row-major) or
     /// else by casting rays.
-    fn block(&self, first: usize, raster: Option<BandHits<'_>>, out: BlockOut<'_>) {
+    fn block(&self, first: usize, raster: Option<BandHits<'_>>, slots: BlockSlots<'_>) {
+        let out = slots.zeroed();
         let (view, lens) = (self.view, self.lens);
         let raster = match raster {
             Some(raster) if self.antialias == 1 && !lens.column_x.is_empty() => {

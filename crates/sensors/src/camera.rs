@@ -86,8 +86,8 @@ pub fn trace(
     // buffers: the lens casts a row of tiles before the next, and a band holds whole rows of
     // tiles, so a block is a run of its casting order.
     let block = crate::raster::BAND * w;
-    let mut rgb_chunks = rgb.as_mut().map(|rgb| rgb.chunks(3 * block));
-    let blocks: Vec<_> = (depth.chunks(block))
+    let mut rgb_chunks = rgb.as_mut().map(|rgb| rgb.chunks(3 * block).into_iter());
+    let blocks: Vec<_> = (depth.chunks(block).into_iter())
         .zip(instance.chunks(block))
         .zip(class.chunks(block))
         .map(|((depth, instance), class)| BlockSlots {

@@ -22,6 +22,7 @@ use crate::Observation;
 use crate::SceneView;
 use crate::camera::{CameraFrame, Lens, Lighting, Visibility, body_from_optical, trace};
 use crate::noise::SensorRng;
+use crate::tasks::LazyZeros;
 use crate::unit::{Mount, Pass as UnitPass, Reaching, SensorUnit, StepContext};
 use glam::Affine3A;
 use passerby_world::SensorRef;
@@ -186,16 +187,19 @@ impl RgbdCamera {
         } else {
             vec![None; h]
         };
-        let mut data = crate::tasks::zeros(w * h);
+        // Each row zeroes its units as it fills them (see `LazyZeros`).
+        let mut units_image = LazyZeros::new(w * h);
         let quantise = Quantise {
             units,
             far,
             max_units,
         };
-        data.par_chunks_mut(w)
+        (units_image.chunks(w))
+            .into_par_iter()
             .zip(depths.par_chunks(w))
             .zip(rows.par_iter_mut())
             .for_each_init(Vec::new, |draws, ((out, depth), rng)| {
+                let out = out.zeroed();
                 // The draws in order, one per pixel within range (the others' stay 0), then
                 // every pixel's units in a loop without branches.
                 draws.clear();
@@ -210,6 +214,7 @@ impl RgbdCamera {
                 }
                 quantise_row(&quantise, depth, draws, out);
             });
+        let data = units_image.into_vec();
         fill(&mut frame.colour, colour_pixels);
         // Labels of the pixels with a depth (the same pixels' in a shared pass).
         let (instance, class) = match (&own_pixels, &frame.colour) {
@@ -288,20 +293,19 @@ impl RgbdCamera {
                 .collect();
             (xs, ys)
         });
-        let mut points = DepthPoints {
-            xyz: crate::tasks::zeros(total),
-            rgb: crate::tasks::zeros(if with_rgb { total } else { 0 }),
-            instance: crate::tasks::zeros(total),
-            label: crate::tasks::zeros(total),
-        };
+        // Each run zeroes its share of the lists as it fills it (see `LazyZeros`).
+        let mut xyz = LazyZeros::new(total);
+        let mut rgb = LazyZeros::new(if with_rgb { total } else { 0 });
+        let mut instance = LazyZeros::new(total);
+        let mut label = LazyZeros::new(total);
         let rgb_counts: Vec<usize> = counts
             .iter()
             .map(|&n| if with_rgb { n } else { 0 })
             .collect();
-        let shares = (split_by(&mut points.xyz, &counts).into_iter())
-            .zip(split_by(&mut points.rgb, &rgb_counts))
-            .zip(split_by(&mut points.instance, &counts))
-            .zip(split_by(&mut points.label, &counts))
+        let shares = (xyz.chunks_by(&counts).into_iter())
+            .zip(rgb.chunks_by(&rgb_counts))
+            .zip(instance.chunks_by(&counts))
+            .zip(label.chunks_by(&counts))
             .map(|(((xyz, rgb), instance), label)| (xyz, rgb, instance, label))
             .collect::<Vec<_>>();
         shares
@@ -309,6 +313,8 @@ impl RgbdCamera {
             .zip(data.par_chunks(run))
             .enumerate()
             .for_each(|(k, ((xyz, rgb, instance, label), units))| {
+                let (xyz, rgb) = (xyz.zeroed(), rgb.zeroed());
+                let (instance, label) = (instance.zeroed(), label.zeroed());
                 if let Some((xs, ys)) = axes.as_ref().filter(|_| colour.is_none() || same_pixels) {
                     let labels = (pixel_instance, pixel_class);
                     let rgb = colour.map(|c| (&c.rgb[..], rgb));
@@ -351,7 +357,12 @@ impl RgbdCamera {
                     }
                 }
             });
-        points
+        DepthPoints {
+            xyz: xyz.into_vec(),
+            rgb: rgb.into_vec(),
+            instance: instance.into_vec(),
+            label: label.into_vec(),
+        }
     }
 }
 
@@ -392,17 +403,6 @@ fn plain_points(
             i += 1;
         }
     }
-}
-
-/// `slice` cut into consecutive parts of `lengths` (which must not sum past its end).
-fn split_by<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
-    let mut parts = Vec::with_capacity(lengths.len());
-    for &n in lengths {
-        let part;
-        (part, slice) = slice.split_at_mut(n);
-        parts.push(part);
-    }
-    parts
 }
 
 /// Moves a colour pass's pixels into its frame.

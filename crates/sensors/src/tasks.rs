@@ -1,6 +1,5 @@
 //! Running a step's short parallel passes without the calling thread going to sleep at their
-//! ends, and making a frame's big buffers on every thread, or zeroing them a chunk at a time
-//! in the tasks that fill them.
+//! ends, and a frame's big buffers zeroed a chunk at a time by the tasks that fill them.
 //!
 //! A rayon join or parallel iterator whose thread runs out of work while another still runs the
 //! last task sleeps after a few dozen idle rounds, and waking it takes tens of microseconds on a
@@ -12,27 +11,6 @@
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// `n` zeros (`T::default()`), written by every thread of the pool. A frame's images are
-/// megabytes (an HD frame's, 27 MB), which the allocator hands over from memory it had, and
-/// so zeroes itself, on one thread, while the others wait.
-///
-/// `unsafe`: the vector's length is set once its first `n` slots are written (rayon's own
-/// fill of a vector, element by element, was as fast in release builds and five times slower
-/// in debug builds, the tests').
-#[allow(unsafe_code)]
-pub fn zeros<T: Copy + Default + Send>(n: usize) -> Vec<T> {
-    use rayon::prelude::*;
-    use std::mem::MaybeUninit;
-    let mut v = Vec::with_capacity(n);
-    let slots: &mut [MaybeUninit<T>] = &mut v.spare_capacity_mut()[..n];
-    let chunk = n.div_ceil(rayon::current_num_threads()).max(1 << 14);
-    (slots.par_chunks_mut(chunk)).for_each(|part| part.fill(MaybeUninit::new(T::default())));
-    // SAFETY: the chunks cover `slots`, the first `n` slots of the capacity (`with_capacity(n)`
-    // has at least `n`), and each chunk was written whole above.
-    unsafe { v.set_len(n) };
-    v
-}
 
 /// `f` of every item, each a task of the current rayon pool, in item order.
 pub fn map_spinning<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {
@@ -95,19 +73,42 @@ impl<T: Copy + Default> LazyZeros<T> {
         }
     }
 
-    /// The buffer in chunks of `size` values (the last may be shorter); empty after the first
-    /// call (each value is handed out once).
-    pub fn chunks(&mut self, size: usize) -> impl Iterator<Item = Chunk<'_, T>> {
-        let first_time = !std::mem::replace(&mut self.handed_out, true);
-        let slots = if first_time {
-            &mut self.slots[..]
-        } else {
-            &mut []
-        };
+    /// The buffer in chunks of `size` values (the last may be shorter); none after the first
+    /// hand-out (each value is handed out once).
+    pub fn chunks(&mut self, size: usize) -> Vec<Chunk<'_, T>> {
+        let n = self.slots.len();
+        let size = size.max(1);
+        let sizes = std::iter::repeat_n(size, n.div_ceil(size));
+        self.chunks_of(sizes)
+    }
+
+    /// The buffer in consecutive chunks of `sizes` values (cut short at the buffer's end), and
+    /// a last chunk of the rest if they do not cover it; none after the first hand-out. All
+    /// are made at once, so that a chunk no task takes is dropped, and so written, with them.
+    pub fn chunks_by(&mut self, sizes: &[usize]) -> Vec<Chunk<'_, T>> {
+        self.chunks_of(sizes.iter().copied())
+    }
+
+    fn chunks_of(&mut self, sizes: impl Iterator<Item = usize>) -> Vec<Chunk<'_, T>> {
+        if std::mem::replace(&mut self.handed_out, true) {
+            return Vec::new();
+        }
         let written = &self.written;
-        slots
-            .chunks_mut(size.max(1))
-            .map(move |slots| Chunk { slots, written })
+        let mut rest = &mut self.slots[..];
+        let mut chunks = Vec::new();
+        for size in sizes {
+            let at = size.min(rest.len());
+            let (slots, after) = std::mem::take(&mut rest).split_at_mut(at);
+            chunks.push(Chunk { slots, written });
+            rest = after;
+        }
+        if !rest.is_empty() {
+            chunks.push(Chunk {
+                slots: rest,
+                written,
+            });
+        }
+        chunks
     }
 
     /// The values, once every chunk has been zeroed or dropped. (A chunk leaked instead, which
@@ -157,7 +158,7 @@ impl<T: Copy + Default> Drop for Chunk<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{LazyZeros, map_spinning, zeros};
+    use super::{LazyZeros, map_spinning};
 
     /// Chunks zeroed and filled, or dropped unzeroed, make the whole buffer; a second hand-out
     /// gives nothing.
@@ -165,7 +166,7 @@ mod tests {
     fn lazy_zeros_are_what_the_chunks_wrote_and_zeros_elsewhere() {
         for n in [0usize, 1, 7, 64, 1000] {
             let mut buffer = LazyZeros::<u32>::new(n);
-            for (k, chunk) in buffer.chunks(10).enumerate() {
+            for (k, chunk) in buffer.chunks(10).into_iter().enumerate() {
                 if k % 3 == 2 {
                     continue; // dropped unzeroed
                 }
@@ -177,13 +178,38 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(buffer.chunks(10).count(), 0);
+            assert!(buffer.chunks(10).is_empty());
             let values = buffer.into_vec();
             assert_eq!(values.len(), n);
             for (i, &v) in values.iter().enumerate() {
                 let expected = if (i / 10) % 3 == 1 { i as u32 + 1 } else { 0 };
                 assert_eq!(v, expected, "value {i} of {n}");
             }
+        }
+    }
+
+    /// Chunks of given sizes, the rest handed out too; sizes past the end cut short.
+    #[test]
+    fn lazy_zeros_in_chunks_of_given_sizes_cover_the_buffer() {
+        for (sizes, lengths) in [
+            (vec![3, 0, 4], vec![3, 0, 4, 3]),
+            (vec![6, 6], vec![6, 4]),
+            (vec![10], vec![10]),
+            (vec![], vec![10]),
+        ] {
+            let mut buffer = LazyZeros::<u8>::new(10);
+            let chunks = buffer.chunks_by(&sizes);
+            let found: Vec<usize> = chunks.iter().map(|c| c.slots.len()).collect();
+            assert_eq!(found, lengths);
+            let mut chunks = chunks.into_iter();
+            if let Some(first) = chunks.next() {
+                first.zeroed().fill(7);
+            }
+            drop(chunks);
+            let values = buffer.into_vec();
+            let sevens = lengths[0];
+            assert!(values[..sevens].iter().all(|&v| v == 7));
+            assert!(values[sevens..].iter().all(|&v| v == 0));
         }
     }
 
@@ -194,7 +220,7 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build();
         let pool = pool.expect("a thread pool");
         let mut buffer = LazyZeros::<f32>::new(100_003);
-        let chunks: Vec<_> = buffer.chunks(4096).collect();
+        let chunks = buffer.chunks(4096);
         pool.install(|| {
             chunks.into_par_iter().enumerate().for_each(|(k, chunk)| {
                 let values = chunk.zeroed();
@@ -210,23 +236,6 @@ mod tests {
                 0.0
             };
             assert_eq!(v.to_bits(), expected.to_bits());
-        }
-    }
-
-    /// Every slot is the default, for lengths around the chunks' and on any pool.
-    #[test]
-    fn zeros_are_defaults_of_the_length_asked() {
-        for threads in [1, 3] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            let pool = pool.expect("a thread pool");
-            for n in [0, 1, 7, (1 << 14) - 1, 1 << 14, 3 * (1 << 14) + 5, 1 << 20] {
-                let floats: Vec<f32> = pool.install(|| zeros(n));
-                assert_eq!(floats.len(), n);
-                assert!(floats.iter().all(|v| v.to_bits() == 0));
-                let pixels: Vec<[u8; 3]> = pool.install(|| zeros(n));
-                assert_eq!(pixels.len(), n);
-                assert!(pixels.iter().all(|p| *p == [0; 3]));
-            }
         }
     }
 

@@ -146,7 +146,7 @@ impl<'a, T: Copy + Default> Chunk<'a, T> {
 }
 
 impl<T: Copy + Default> Drop for Chunk<'_, T> {
-    /// A chunk no task zeroed (none is left so, but for a panic unwinding) is written with
+    /// A chunk no task zeroed (one its pass skipped, or whose task panicked) is written with
     /// zeros here, so that every value of the buffer is written.
     fn drop(&mut self) {
         for slot in self.slots.iter_mut() {

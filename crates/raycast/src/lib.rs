@@ -46,7 +46,7 @@ mod top;
 mod wide;
 pub mod widest;
 
-pub use mesh::{LocalHit, PACKET, TriangleMesh, sixteen_lanes};
+pub use mesh::{LocalHit, PACKET, TriangleMesh, wide_leaf_tests};
 pub use parallel::{GridBudget, ParallelGrid};
 pub use ray::{Hit, Ray, RayError};
 pub use scene::{Instance, MeshId, Scene};

@@ -13,11 +13,11 @@ mod packet_tests;
 pub use packet::PACKET;
 pub(crate) use packet::RayPacket;
 
-/// Whether the AVX-512 paths run: the CPU has AVX-512F and the environment variable
-/// `PASSERBY_NO_AVX512` is not set (checked once). Leaves and runs of rays are then tested
-/// sixteen rays a triangle at a time, and other crates' vector paths (the rasteriser's) follow
-/// the same switch. Every path gives the same answers.
-pub fn sixteen_lanes() -> bool {
+/// Whether the wide leaf tests run: the CPU has AVX-512 or AVX2 and the environment does not
+/// narrow it (`PASSERBY_VECTORS=baseline`; see [`crate::widest`]). Leaves and runs of rays
+/// are then tested sixteen (AVX-512) or eight (AVX2) rays a triangle at a time. Every path
+/// gives the same answers.
+pub fn wide_leaf_tests() -> bool {
     leaf16::available()
 }
 

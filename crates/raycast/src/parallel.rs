@@ -296,7 +296,7 @@ impl ParallelGrid {
     /// [`Scene::leaves_block`] tests one ray: the same answers).
     pub fn any_hit_run(&self, scene: &Scene, rays: &[Ray], out: &mut [bool]) {
         let n = rays.len().min(out.len());
-        if !crate::mesh::sixteen_lanes() || !share_direction(self.dir, rays) {
+        if !crate::mesh::wide_leaf_tests() || !share_direction(self.dir, rays) {
             for (out, ray) in out.iter_mut().zip(rays) {
                 *out = self.any_hit(scene, ray);
             }
@@ -334,7 +334,7 @@ impl ParallelGrid {
             t_min,
             t_max,
         };
-        if !crate::mesh::sixteen_lanes() {
+        if !crate::mesh::wide_leaf_tests() {
             for (k, out) in out[..n].iter_mut().enumerate() {
                 *out = self.any_hit(scene, &ray(k));
             }

@@ -1,5 +1,5 @@
-//! A packet's leaves sixteen rays at a time, in AVX-512 when the CPU has it (chosen at run
-//! time): each ray's test of a leaf's box, and a leaf's triangles against the rays that reach
+//! A packet's leaves sixteen rays at a time, in AVX-512 when the CPU has it, else eight at a
+//! time in AVX2 (`leaf16/avx2.rs`; chosen at run time): each ray's test of a leaf's box, and a leaf's triangles against the rays that reach
 //! it, one triangle's corners broadcast and sixteen rays in the lanes (both halves of the packet
 //! gathered densely when they fit), with each ray's shear made sixteen at a time. The 4-lane
 //! pack test does the opposite (one ray against four triangles); on this Zen 4 a 512-bit
@@ -13,8 +13,9 @@
 //! SSE's do, each ray's shear picks its axes by exact selections, and an edge value that comes
 //! out exactly zero is redone by the scalar test. Every ray gets the hit it gets on any CPU.
 //!
-//! This is the crate's one use of `unsafe`: the calls into code compiled for AVX-512, made only
-//! after the CPU reported it, and the loads and stores of sixteen lanes within arrays of 32.
+//! This and `leaf16/avx2.rs` are the crate's use of `unsafe` (with `widest.rs`): the calls
+//! into code compiled for AVX-512 or AVX2, made only after the CPU reported it, and the loads
+//! and stores of sixteen (eight) lanes within arrays of 32.
 #![allow(unsafe_code)]
 
 use super::packet::{PACKET, RayPacket, lanes};
@@ -22,31 +23,28 @@ use super::{LocalHit, is_closer, next_up};
 use crate::packs::{EMPTY_LANE, TriPack};
 use crate::ray::{Shear, intersect_triangle};
 use glam::Vec3A;
-use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Whether the 16-lane leaf tests run on this CPU: x86-64 with AVX-512F, unless the
-/// environment variable `PASSERBY_NO_AVX512` is set (for comparing both ways in one build).
-pub(crate) fn available() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let yes = cpu_has_avx512() && std::env::var_os("PASSERBY_NO_AVX512").is_none();
-            STATE.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
-            yes
-        }
+/// Which wide leaf tests this CPU runs: sixteen rays to a vector with AVX-512, eight with
+/// AVX2 (both: `crate::widest::width`, which `PASSERBY_VECTORS` and `PASSERBY_NO_AVX512`
+/// narrow, for comparing the paths in one build), else none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wide {
+    None,
+    Avx2,
+    Avx512,
+}
+
+pub(crate) fn wide() -> Wide {
+    match crate::widest::width() {
+        crate::widest::Width::Avx512 => Wide::Avx512,
+        crate::widest::Width::Avx2 => Wide::Avx2,
+        crate::widest::Width::Baseline => Wide::None,
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn cpu_has_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn cpu_has_avx512() -> bool {
-    false
+/// Whether the wide leaf tests run on this CPU (AVX-512 or AVX2).
+pub(crate) fn available() -> bool {
+    wide() != Wide::None
 }
 
 /// Per axis, four rays to a vector, eight vectors: a packet's lanes as the walk holds them.
@@ -72,9 +70,12 @@ pub(crate) fn reach_box(
     (min, max): ([f32; 3], [f32; 3]),
 ) -> Option<(u32, f32)> {
     #[cfg(target_arch = "x86_64")]
-    if available() {
-        // SAFETY: the CPU has AVX-512F (`available`).
-        return Some(unsafe { avx512::reach_box(rays, mask, (min, max)) });
+    match wide() {
+        // SAFETY: the CPU has AVX-512F (`wide`).
+        Wide::Avx512 => return Some(unsafe { avx512::reach_box(rays, mask, (min, max)) }),
+        // SAFETY: the CPU has AVX2 (`wide`).
+        Wide::Avx2 => return Some(unsafe { avx2::reach_box(rays, mask, (min, max)) }),
+        Wide::None => {}
     }
     let _ = (rays, mask, min, max);
     None
@@ -134,10 +135,12 @@ impl LeafRays {
         }
         self.reset_hits(rays);
         #[cfg(target_arch = "x86_64")]
-        if available() {
-            // SAFETY: the CPU has AVX-512F (`available`).
-            unsafe { avx512::shears(self, &rays.dir, rays.active) };
-            return;
+        match wide() {
+            // SAFETY: the CPU has AVX-512F (`wide`).
+            Wide::Avx512 => return unsafe { avx512::shears(self, &rays.dir, rays.active) },
+            // SAFETY: the CPU has AVX2 (`wide`).
+            Wide::Avx2 => return unsafe { avx2::shears(self, &rays.dir, rays.active) },
+            Wide::None => {}
         }
         for r in lanes(rays.active) {
             let shear = Shear::new(rays.dir(r));
@@ -212,13 +215,22 @@ impl LeafRays {
         first_hit: bool,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if available() {
-            // SAFETY: the CPU has AVX-512F (`available`).
-            return unsafe {
-                avx512::test_leaf(self, packs, (first, count), mask, t_far, first_hit)
-            };
+        match wide() {
+            // SAFETY: the CPU has AVX-512F (`wide`).
+            Wide::Avx512 => {
+                return unsafe {
+                    avx512::test_leaf(self, packs, (first, count), mask, t_far, first_hit)
+                };
+            }
+            // SAFETY: the CPU has AVX2 (`wide`).
+            Wide::Avx2 => {
+                return unsafe {
+                    avx2::test_leaf(self, packs, (first, count), mask, t_far, first_hit)
+                };
+            }
+            Wide::None => {}
         }
-        // Without AVX-512 (only tests ask for this then), the same answers a ray and a
+        // Without AVX2 (only tests ask for this then), the same answers a ray and a
         // triangle at a time.
         let mut closer = false;
         for (p, pack) in packs[first..first + count].iter().enumerate() {
@@ -288,6 +300,9 @@ impl LeafRays {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {

@@ -1,6 +1,6 @@
 //! A triangle's coverage of a band, eight pixel centres of a row to a vector, in AVX-512 when
 //! the CPU has it (chosen at run time, with the ray caster's switch:
-//! `passerby_raycast::sixteen_lanes`).
+//! `passerby_raycast::widest::width`).
 //!
 //! The scalar `cover` finds each row's run of covered pixels by testing its ends, then writes
 //! the run's depths one pixel at a time; rows are short (about eight pixels), so the ends'
@@ -30,8 +30,8 @@ pub(super) fn cover(
     depths: &mut Depths,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if passerby_raycast::sixteen_lanes() {
-        // SAFETY: the CPU has AVX-512F (`sixteen_lanes`).
+    if passerby_raycast::widest::width() == passerby_raycast::widest::Width::Avx512 {
+        // SAFETY: the CPU has AVX-512F (`width`).
         unsafe { avx512::cover(c, triangles, depths) };
         return true;
     }

@@ -11,7 +11,7 @@ mod packet;
 #[cfg(test)]
 mod packet_tests;
 pub use packet::PACKET;
-pub(crate) use packet::RayPacket;
+pub(crate) use packet::{PacketHead, RayPacket};
 
 /// Whether the wide leaf tests run: the CPU has AVX-512 or AVX2 and the environment does not
 /// narrow it (`PASSERBY_VECTORS=baseline`; see [`crate::widest`]). Leaves and runs of rays

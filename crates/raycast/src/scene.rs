@@ -11,7 +11,7 @@
 //! sensors read this one costs only its moving meshes.
 
 use crate::chunks::SharedChunks;
-use crate::mesh::{LocalHit, PACKET, RayPacket, TriangleMesh};
+use crate::mesh::{LocalHit, PACKET, PacketHead, RayPacket, TriangleMesh};
 use crate::ray::{Hit, Ray, Shear, intersect_box};
 use crate::top::TopLevel;
 use lanes::{Beam, PacketLanes};
@@ -574,13 +574,9 @@ impl Scene {
                         };
                         if active != 0 && !parts_missed() {
                             let entering = (p, active);
-                            // The beam as it is, for an instance placed as it is that every
-                            // ray reaches (the mesh's walk would make the same again).
-                            let same_beam = extremes.filter(|_| {
-                                active == all && self.instances[p as usize].placed_as_is()
-                            });
+                            let beam = extremes.as_ref().map(|e| (e, active == all));
                             let closer = self.closest_packet_in_instance(
-                                (entering, same_beam),
+                                (entering, beam),
                                 (rays, &lanes, &limits),
                                 best,
                                 first_hit,
@@ -611,52 +607,57 @@ impl Scene {
 
     /// The rays of `active` (of `rays`, four to a vector in `lanes`, each within its limit: its
     /// `t_max`, or one ulp past its best hit) through instance `index`; whether some ray's
-    /// best hit moved closer.
+    /// best hit moved closer. `beam`: the extremes of all the packet's rays, if they have one,
+    /// and whether `active` is all of them.
     fn closest_packet_in_instance(
         &self,
-        ((index, active), beam): ((u32, u32), Option<crate::beam::Extremes>),
+        ((index, active), beam): ((u32, u32), Option<(&crate::beam::Extremes, bool)>),
         (rays, lanes, limits): (&[Ray], &PacketLanes, &[f32; PACKET]),
         best: &mut [Option<Hit>],
         first_hit: bool,
     ) -> bool {
         let inst = &self.instances[index as usize];
-        // Only the rays that reached the instance's box are moved into its frame, four at a
-        // time (the packet's lanes as they are for an instance placed as it is).
-        let mut packet = RayPacket {
-            origin: [[Vec4::ZERO; PACKET / 4]; 3],
-            dir: [[Vec4::ZERO; PACKET / 4]; 3],
-            inv_dir: [[Vec4::ONE; PACKET / 4]; 3],
-            t_min: lanes.t_min(),
-            t_max: *limits,
-            active,
-            beam,
-        };
-        // (Made only for an instance that is moved into: an inverse per entry.)
-        let mesh_from_world = (!inst.in_world).then(|| inst.mesh_from_world());
-        for g in 0..PACKET / 4 {
-            if (active >> (4 * g)) & 0xF == 0 {
-                continue;
-            }
-            let (origin, dir, inv_dir) = match &mesh_from_world {
-                None => {
-                    let (origin, dir) = lanes.group(g);
-                    (origin, dir, lanes.inverse(g))
-                }
-                Some(m) => {
-                    let (origin, dir) = lanes.in_frame(g, m);
-                    (origin, dir, dir.map(|d| Vec4::ONE / d))
-                }
-            };
-            for a in 0..3 {
-                packet.origin[a][g] = origin[a];
-                packet.dir[a][g] = dir[a];
-                packet.inv_dir[a][g] = inv_dir[a];
-            }
-        }
+        let mesh = &self.meshes[inst.mesh.0 as usize];
+        let t_min = lanes.t_min();
         let mut closer = false;
-        self.meshes[inst.mesh.0 as usize].closest_packet(&packet, first_hit, |r, hit| {
+        let found = |r: usize, hit: &LocalHit| {
             closer |= keep_closer_unturned(&mut best[r], hit, index, rays[r].t_max);
-        });
+        };
+        if inst.in_world {
+            // The packet's lanes as they are, and its beam when every ray is in.
+            let same_beam = beam.filter(|(_, all)| *all).map(|(e, _)| *e);
+            let packet = packet_of(lanes, active, (&t_min, limits), None, same_beam);
+            mesh.closest_packet(&packet, first_hit, found);
+            return closer;
+        }
+        // (An inverse per entry.) The rays are moved into the mesh's frame only if its walk
+        // tests them one by one: in a meadow most instances a camera's packet enters are left
+        // after a few nodes that the beam alone answers for.
+        let mesh_from_world = inst.mesh_from_world();
+        let make = || {
+            packet_of(
+                lanes,
+                active,
+                (&t_min, limits),
+                Some(&mesh_from_world),
+                None,
+            )
+        };
+        let one_origin = |e: &crate::beam::Extremes| e.origin_lo == e.origin_hi;
+        match beam
+            .and_then(|(e, _)| lanes.extremes_in_frame(active, &mesh_from_world, one_origin(e)))
+        {
+            Some(beam) => {
+                let head = PacketHead {
+                    active,
+                    t_min: &t_min,
+                    t_max: limits,
+                    beam: Some(&beam),
+                };
+                mesh.closest_packet_later(&head, &make, first_hit, found);
+            }
+            None => mesh.closest_packet(&make(), first_hit, found),
+        }
         closer
     }
 
@@ -767,6 +768,47 @@ fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) ->
         }
     }
     any
+}
+
+/// The `active` rays of `lanes` as a mesh's walk takes them, moved by `mesh_from_world` if
+/// given, within `(t_min, t_max)`, with their extremes `beam` if known.
+fn packet_of(
+    lanes: &PacketLanes,
+    active: u32,
+    (t_min, t_max): (&[f32; PACKET], &[f32; PACKET]),
+    mesh_from_world: Option<&Affine3A>,
+    beam: Option<crate::beam::Extremes>,
+) -> RayPacket {
+    let mut packet = RayPacket {
+        origin: [[Vec4::ZERO; PACKET / 4]; 3],
+        dir: [[Vec4::ZERO; PACKET / 4]; 3],
+        inv_dir: [[Vec4::ONE; PACKET / 4]; 3],
+        t_min: *t_min,
+        t_max: *t_max,
+        active,
+        beam,
+    };
+    for g in 0..PACKET / 4 {
+        if (active >> (4 * g)) & 0xF == 0 {
+            continue;
+        }
+        let (origin, dir, inv_dir) = match mesh_from_world {
+            None => {
+                let (origin, dir) = lanes.group(g);
+                (origin, dir, lanes.inverse(g))
+            }
+            Some(m) => {
+                let (origin, dir) = lanes.in_frame(g, m);
+                (origin, dir, dir.map(|d| Vec4::ONE / d))
+            }
+        };
+        for a in 0..3 {
+            packet.origin[a][g] = origin[a];
+            packet.dir[a][g] = dir[a];
+            packet.inv_dir[a][g] = inv_dir[a];
+        }
+    }
+    packet
 }
 
 /// Keeps `h` (on instance `index`) in `best` if it is closer, or as close with a lower

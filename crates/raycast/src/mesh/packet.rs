@@ -54,6 +54,35 @@ pub(crate) struct RayPacket {
     pub(crate) beam: Option<Extremes>,
 }
 
+/// What a walk needs of a packet before its rays: which rays, their ranges and their beam.
+pub(crate) struct PacketHead<'a> {
+    pub(crate) active: u32,
+    pub(crate) t_min: &'a [f32; PACKET],
+    pub(crate) t_max: &'a [f32; PACKET],
+    /// The extremes of the active rays (`None`: the walk finds them from the rays).
+    pub(crate) beam: Option<&'a Extremes>,
+}
+
+/// A packet's rays as a walk asks for them: given, or made the first time it asks.
+struct PacketRays<'a> {
+    source: RaySource<'a>,
+    made: Option<RayPacket>,
+}
+
+enum RaySource<'a> {
+    Given(&'a RayPacket),
+    Later(&'a dyn Fn() -> RayPacket),
+}
+
+impl PacketRays<'_> {
+    fn get(&mut self) -> &RayPacket {
+        match self.source {
+            RaySource::Given(rays) => rays,
+            RaySource::Later(make) => self.made.get_or_insert_with(make),
+        }
+    }
+}
+
 /// Lane `r` of a packet's coordinate.
 fn lane(values: &[Vec4; GROUPS], r: usize) -> f32 {
     let group: &[f32; 4] = values[r / 4].as_ref();
@@ -285,15 +314,52 @@ impl TriangleMesh {
         wide: bool,
         found: impl FnMut(usize, &LocalHit),
     ) {
-        let active = rays.active;
+        let head = PacketHead {
+            active: rays.active,
+            t_min: &rays.t_min,
+            t_max: &rays.t_max,
+            beam: rays.beam.as_ref(),
+        };
+        let rays = PacketRays {
+            source: RaySource::Given(rays),
+            made: None,
+        };
+        self.closest_from(&head, rays, (first_hit, wide), found);
+    }
+
+    /// [`TriangleMesh::closest_packet`] for a packet whose beam is known and whose rays
+    /// `make` makes: only if the walk reaches a leaf's box (or a node the beam cannot answer
+    /// for), so a packet that passes between a mesh's branches is never moved into its frame.
+    pub(crate) fn closest_packet_later(
+        &self,
+        head: &PacketHead<'_>,
+        make: &dyn Fn() -> RayPacket,
+        first_hit: bool,
+        found: impl FnMut(usize, &LocalHit),
+    ) {
+        let rays = PacketRays {
+            source: RaySource::Later(make),
+            made: None,
+        };
+        self.closest_from(head, rays, (first_hit, leaf16::available()), found);
+    }
+
+    fn closest_from(
+        &self,
+        head: &PacketHead<'_>,
+        mut rays: PacketRays<'_>,
+        (first_hit, wide): (bool, bool),
+        found: impl FnMut(usize, &LocalHit),
+    ) {
+        let active = head.active;
         if self.wide.root_bounds.is_none() || active == 0 {
             return;
         }
-        let mut t_far = rays.t_max;
+        let mut t_far = *head.t_max;
         LEAF_SETUP.with_borrow_mut(|setup| {
             setup.ready = false;
             setup.wide = wide;
-            self.walk_packet(rays, first_hit, &mut t_far, setup);
+            self.walk_packet(head, &mut rays, first_hit, &mut t_far, setup);
             if setup.ready {
                 setup.rays.report(&self.packs, active, found);
             }
@@ -376,28 +442,31 @@ impl TriangleMesh {
     /// leaf.
     fn walk_packet(
         &self,
-        rays: &RayPacket,
+        head: &PacketHead<'_>,
+        rays: &mut PacketRays<'_>,
         first_hit: bool,
         t_far: &mut [f32; PACKET],
         setup: &mut LeafSetup,
     ) {
         // The rays come here having reached the instance's box, which holds this root box: it
         // is not tested again ray by ray (that cost more than it saved).
-        let active = rays.active;
+        let active = head.active;
         if let Some((first, count)) = self.wide.root_leaf {
             let leaf = (first as usize, count as usize);
-            self.test_leaf(rays, leaf, active, (setup, t_far), first_hit);
+            self.test_leaf(rays.get(), leaf, active, (setup, t_far), first_hit);
             return;
         }
         // Per group of four rays, lanes = rays.
         let group = |values: &[f32; PACKET]| -> [Vec4; GROUPS] {
             std::array::from_fn(|g| group_of(values, g))
         };
-        let (origin, inv_dir) = (&rays.origin, &rays.inv_dir);
-        let t_min = group(&rays.t_min);
-        let frustum = match &rays.beam {
+        let t_min = group(head.t_min);
+        let frustum = match head.beam {
             Some(e) => Some(Frustum::of(e)),
-            None => Frustum::new(origin, inv_dir, &t_min, active),
+            None => {
+                let rays = rays.get();
+                Frustum::new(&rays.origin, &rays.inv_dir, &t_min, active)
+            }
         };
         let nodes = &self.wide.nodes;
         // (slot code, rays that reached it, nearest entry among them): the thread's, kept from
@@ -451,9 +520,10 @@ impl TriangleMesh {
                     [0, 1, 2].map(|a| lane_of(&n.min[a], k)),
                     [0, 1, 2].map(|a| lane_of(&n.max[a], k)),
                 );
+                let made = rays.get();
                 let rays_in = BoxRays {
-                    origin,
-                    inv_dir,
+                    origin: &made.origin,
+                    inv_dir: &made.inv_dir,
                     t_min: &t_min,
                     t_max: &t_max,
                 };
@@ -480,7 +550,7 @@ impl TriangleMesh {
                     // that reached it would pass the pop's cull: its entry is the least).
                     Slot::Leaf(first, count) => {
                         let (leaf, reached) = ((first, count), order[0].2);
-                        if self.test_leaf(rays, leaf, reached, (setup, t_far), first_hit) {
+                        if self.test_leaf(rays.get(), leaf, reached, (setup, t_far), first_hit) {
                             (t_max, beam_t_max) = bounds(t_far);
                         }
                     }
@@ -510,7 +580,7 @@ impl TriangleMesh {
                     }
                     Slot::Leaf(first, count) => {
                         let leaf = (first, count);
-                        if self.test_leaf(rays, leaf, reached, (setup, t_far), first_hit) {
+                        if self.test_leaf(rays.get(), leaf, reached, (setup, t_far), first_hit) {
                             (t_max, beam_t_max) = bounds(t_far);
                         }
                     }

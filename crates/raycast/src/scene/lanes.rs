@@ -5,6 +5,8 @@
 use crate::PACKET;
 use crate::beam::Extremes;
 use crate::ray::{Ray, larger_or, smaller_or};
+#[cfg(test)]
+use glam::Vec3;
 use glam::{Affine3A, Vec3A, Vec4};
 
 /// A packet's rays as one beam (`crate::beam`), for one box at a time: a box the beam misses
@@ -80,6 +82,15 @@ pub(super) struct PacketLanes {
     t_min: [Vec4; GROUPS],
 }
 
+/// Coordinate `i` of four vectors given per axis, moved by `m`'s linear part: as
+/// `Mat3A::mul_vec3a`, (x·vx + y·vy) + z·vz.
+#[inline(always)]
+fn linear(m: &Affine3A, [x, y, z]: [Vec4; 3], i: usize) -> Vec4 {
+    let axis = |column: Vec3A| Vec4::splat(column[i]);
+    let m = &m.matrix3;
+    x * axis(m.x_axis) + y * axis(m.y_axis) + z * axis(m.z_axis)
+}
+
 /// Groups of four rays in a packet.
 const GROUPS: usize = PACKET / 4;
 
@@ -112,15 +123,72 @@ impl PacketLanes {
     /// per axis: lane for lane the operations of `Affine3A::transform_point3a` and
     /// `transform_vector3a`, so the same values as moving each ray alone.
     pub(super) fn in_frame(&self, g: usize, m: &Affine3A) -> ([Vec4; 3], [Vec4; 3]) {
-        let linear = |[x, y, z]: [Vec4; 3], i: usize| {
-            let axis = |column: Vec3A| Vec4::splat(column[i]);
-            let m = &m.matrix3;
-            // As `Mat3A::mul_vec3a`: (x·vx + y·vy) + z·vz.
-            x * axis(m.x_axis) + y * axis(m.y_axis) + z * axis(m.z_axis)
-        };
-        let origin = [0, 1, 2].map(|i| linear(self.origin[g], i) + Vec4::splat(m.translation[i]));
-        let dir = [0, 1, 2].map(|i| linear(self.dir[g], i));
+        let origin =
+            [0, 1, 2].map(|i| linear(m, self.origin[g], i) + Vec4::splat(m.translation[i]));
+        let dir = [0, 1, 2].map(|i| linear(m, self.dir[g], i));
         (origin, dir)
+    }
+
+    /// The extremes of the `active` rays moved by `m`: what `crate::beam::extremes` finds of
+    /// the rays [`PacketLanes::in_frame`] moves (the same values), without the rays' inverse
+    /// directions or, for rays of one origin (`one_origin`), more than one group's origins.
+    /// A correctly rounded `1 / d` never grows with `d` on either side of 0, so per axis the
+    /// extreme inverses are the inverses of the extreme directions when all have one sign.
+    pub(super) fn extremes_in_frame(
+        &self,
+        active: u32,
+        m: &Affine3A,
+        one_origin: bool,
+    ) -> Option<Extremes> {
+        let (mut o_lo, mut o_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
+        let (mut d_lo, mut d_hi) = ([Vec4::INFINITY; 3], [Vec4::NEG_INFINITY; 3]);
+        let mut t_lo = Vec4::INFINITY;
+        let mut finite = true;
+        let mut origins_seen = false;
+        let mut extend = |lo: &mut Vec4, hi: &mut Vec4, on: glam::BVec4A, v: Vec4| {
+            finite &= Vec4::select(on, v, Vec4::ZERO).is_finite();
+            *lo = lo.min(Vec4::select(on, v, Vec4::INFINITY));
+            *hi = hi.max(Vec4::select(on, v, Vec4::NEG_INFINITY));
+        };
+        for g in 0..GROUPS {
+            let bits = (active >> (4 * g)) & 0xF;
+            if bits == 0 {
+                continue;
+            }
+            let on = glam::BVec4A::new(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0);
+            for a in 0..3 {
+                extend(&mut d_lo[a], &mut d_hi[a], on, linear(m, self.dir[g], a));
+            }
+            if !(one_origin && origins_seen) {
+                for a in 0..3 {
+                    let o = linear(m, self.origin[g], a) + Vec4::splat(m.translation[a]);
+                    extend(&mut o_lo[a], &mut o_hi[a], on, o);
+                }
+                origins_seen = true;
+            }
+            t_lo = Vec4::select(on, self.t_min[g], Vec4::INFINITY).min(t_lo);
+        }
+        if !finite || active == 0 {
+            return None;
+        }
+        let across = |v: [Vec4; 3], f: fn(Vec4) -> f32| Vec3A::new(f(v[0]), f(v[1]), f(v[2]));
+        let (lo, hi) = (
+            across(d_lo, Vec4::min_element),
+            across(d_hi, Vec4::max_element),
+        );
+        let (inv_lo, inv_hi) = (Vec3A::ONE / hi, Vec3A::ONE / lo);
+        let one_sign = lo.cmpgt(Vec3A::ZERO) | hi.cmplt(Vec3A::ZERO);
+        if !one_sign.all() || !inv_lo.is_finite() || !inv_hi.is_finite() {
+            return None;
+        }
+        Some(Extremes {
+            origin_lo: across(o_lo, Vec4::min_element),
+            origin_hi: across(o_hi, Vec4::max_element),
+            inv_lo,
+            inv_hi,
+            ascending: [0, 1, 2].map(|a| inv_lo[a] > 0.0),
+            t_min: t_lo.min_element(),
+        })
     }
 
     /// Every ray's `t_min`, ray by ray.
@@ -179,5 +247,112 @@ impl PacketLanes {
             reached |= hit << (4 * g);
         }
         (reached, nearest.min_element())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// The beam of a packet moved into a frame, found before moving its rays, is the beam of
+    /// the moved rays (what `crate::beam::extremes` finds of them, with their inverses as the
+    /// walk makes them): for rays of one origin and of many, every subset of rays, turned,
+    /// mirrored and unevenly scaled frames, and directions along an axis (no beam).
+    #[test]
+    fn extremes_in_a_frame_are_those_of_the_moved_rays() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        for case in 0..4000 {
+            let one_origin = case % 2 == 0;
+            let base = Vec3A::new(
+                rng.random_range(-50.0..50.0),
+                rng.random_range(-50.0..50.0),
+                1.5,
+            );
+            let aim = Vec3A::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                -0.3,
+            );
+            let spread = if case % 7 == 0 { 1e-9 } else { 0.05 };
+            let rays: Vec<Ray> = (0..PACKET)
+                .map(|_| {
+                    let origin = if one_origin {
+                        base
+                    } else {
+                        base + Vec3A::new(
+                            rng.random_range(-1.0..1.0),
+                            rng.random_range(-1.0..1.0),
+                            0.0,
+                        )
+                    };
+                    let mut dir = aim
+                        + Vec3A::new(
+                            rng.random_range(-spread..spread),
+                            rng.random_range(-spread..spread),
+                            0.0,
+                        );
+                    if case % 11 == 0 {
+                        dir.x = 0.0;
+                    }
+                    Ray::new(origin, dir, rng.random_range(0.0..0.1), 100.0).expect("a ray")
+                })
+                .collect();
+            let lanes = PacketLanes::new(&rays);
+            let scale = Vec3::new(
+                rng.random_range(0.3..3.0),
+                rng.random_range(0.3..3.0),
+                rng.random_range(0.3..3.0),
+            );
+            let scale = if case % 3 == 0 {
+                Vec3::splat(scale.x)
+            } else {
+                scale
+            };
+            let mirror = if case % 5 == 0 {
+                Vec3::new(-1.0, 1.0, 1.0)
+            } else {
+                Vec3::ONE
+            };
+            let world_from_mesh = Affine3A::from_scale_rotation_translation(
+                scale * mirror,
+                glam::Quat::from_euler(
+                    glam::EulerRot::ZYX,
+                    rng.random_range(0.0..6.3),
+                    rng.random_range(-0.3..0.3),
+                    rng.random_range(-0.3..0.3),
+                ),
+                Vec3::new(
+                    rng.random_range(-40.0..40.0),
+                    rng.random_range(-40.0..40.0),
+                    0.0,
+                ),
+            );
+            let m = world_from_mesh.inverse();
+            let active = if case % 4 == 0 {
+                u32::MAX
+            } else {
+                rng.random::<u32>()
+            };
+            let moved: Vec<_> = (0..GROUPS).map(|g| lanes.in_frame(g, &m)).collect();
+            let expected = crate::beam::extremes(active, GROUPS, |g| {
+                let (origin, dir) = moved[g];
+                (origin, dir.map(|d| Vec4::ONE / d), lanes.t_min[g])
+            });
+            let got = lanes.extremes_in_frame(active, &m, one_origin);
+            match (got, expected) {
+                (None, None) => {}
+                (Some(got), Some(expected)) => {
+                    let same = got.origin_lo == expected.origin_lo
+                        && got.origin_hi == expected.origin_hi
+                        && got.inv_lo == expected.inv_lo
+                        && got.inv_hi == expected.inv_hi
+                        && got.ascending == expected.ascending
+                        && got.t_min == expected.t_min;
+                    assert!(same, "case {case}: {got:?} against {expected:?}");
+                }
+                (got, expected) => panic!("case {case}: {got:?} against {expected:?}"),
+            }
+        }
     }
 }

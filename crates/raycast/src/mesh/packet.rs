@@ -448,8 +448,9 @@ impl TriangleMesh {
         t_far: &mut [f32; PACKET],
         setup: &mut LeafSetup,
     ) {
-        // The rays come here having reached the instance's box, which holds this root box: it
-        // is not tested again ray by ray (that cost more than it saved).
+        // The rays come here having reached the instance's box (each, or their beam), which
+        // holds this root box: it is not tested again ray by ray (that cost more than it
+        // saved). A ray that does not reach it meets no leaf's box or triangle either.
         let active = head.active;
         if let Some((first, count)) = self.wide.root_leaf {
             let leaf = (first as usize, count as usize);

@@ -55,18 +55,27 @@ pub struct LocalHit {
 }
 
 impl TriangleMesh {
-    /// The boxes of the root's children, `(min, max)`: what a ray must reach to meet a
-    /// triangle (none when the root is a leaf or the mesh is empty).
-    pub(crate) fn root_child_boxes(&self) -> impl Iterator<Item = (Vec3A, Vec3A)> + '_ {
-        let root = if self.wide.root_leaf.is_some() {
+    /// The boxes of node `node`'s children, `(min, max)`, each with its node if it is an inner
+    /// one (node 0 is the root; none when the root is a leaf or the mesh is empty): what a ray
+    /// must reach to meet a triangle below `node`.
+    pub(crate) fn child_boxes(
+        &self,
+        node: usize,
+    ) -> impl Iterator<Item = ((Vec3A, Vec3A), Option<usize>)> + '_ {
+        let n = if self.wide.root_leaf.is_some() {
             None
         } else {
-            self.wide.nodes.first()
+            self.wide.nodes.get(node)
         };
-        (root.into_iter()).flat_map(|n| {
-            (0..4)
-                .filter(|&k| !matches!(decode(n.child[k]), Slot::Empty))
-                .map(|k| (n.corner(&n.min, k), n.corner(&n.max, k)))
+        (n.into_iter()).flat_map(|n| {
+            (0..4).filter_map(|k| {
+                let inner = match decode(n.child[k]) {
+                    Slot::Empty => return None,
+                    Slot::Inner(i) => Some(i),
+                    Slot::Leaf(..) => None,
+                };
+                Some(((n.corner(&n.min, k), n.corner(&n.max, k)), inner))
+            })
         })
     }
 

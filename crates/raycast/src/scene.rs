@@ -753,11 +753,13 @@ fn nearest_first(prims: &[u32], entry: impl Fn(u32) -> Option<f32>) -> ([u32; LE
     (order.map(|(_, p)| p), count)
 }
 
-/// Whether `beam` misses every box of the root's children of `inst`'s mesh, each moved to the
-/// world (the box around the moved box, widened as instance boxes are for the rounding between
-/// frames).
+/// Whether `beam` misses every part of `inst`'s mesh: the boxes of its root's children, and
+/// of their children where the beam reaches theirs (each moved to the world: the box around
+/// the moved box, widened as instance boxes are for the rounding between frames; the box
+/// around a smaller turned box is the tighter).
 /// Most grass tufts a packet's box test lets in are turned away here, before the rays are
-/// moved into their frame.
+/// moved into their frame; the second level turned away more of the meadow's than it cost
+/// (0.57 -> 0.59x real time on one thread), a third was no faster.
 fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) -> bool {
     let mesh = &scene.meshes[inst.mesh.0 as usize];
     let m = &inst.world_from_mesh();
@@ -766,14 +768,21 @@ fn beam_misses_parts(beam: &Beam, inst: &Instance, scene: &Scene, limit: f32) ->
         m.matrix3.y_axis.abs(),
         m.matrix3.z_axis.abs(),
     );
-    let mut any = false;
-    for (min, max) in mesh.root_child_boxes() {
-        any = true;
+    let reached = |(min, max): (Vec3A, Vec3A)| {
         let centre = m.transform_point3a((min + max) * 0.5);
         let half = abs * ((max - min) * 0.5);
         let (min, max) = crate::top::widened_for_frames(centre - half, centre + half);
-        if beam.entry(min, max, limit).is_some() {
-            return false;
+        beam.entry(min, max, limit).is_some()
+    };
+    let mut any = false;
+    for (part, inner) in mesh.child_boxes(0) {
+        any = true;
+        if !reached(part) {
+            continue;
+        }
+        match inner {
+            Some(node) if !mesh.child_boxes(node).any(|(sub, _)| reached(sub)) => {}
+            _ => return false,
         }
     }
     any

@@ -459,6 +459,8 @@ impl Scene {
             return;
         }
         let lanes = PacketLanes::new(rays);
+        // Every ray's `t_min`, as each instance's packet takes them (made once a packet).
+        let t_min = lanes.t_min();
         // Rays of one direction sign per axis (from one origin, or parallel) pass inner nodes as
         // one beam.
         let extremes = Beam::extremes(&lanes, all);
@@ -586,7 +588,7 @@ impl Scene {
                             let beam = extremes.as_ref().map(|e| (e, active == all));
                             let closer = self.closest_packet_in_instance(
                                 (entering, beam),
-                                (rays, &lanes, &limits),
+                                (rays, &lanes, (&t_min, &limits)),
                                 best,
                                 first_hit,
                             );
@@ -621,13 +623,12 @@ impl Scene {
     fn closest_packet_in_instance(
         &self,
         ((index, active), beam): ((u32, u32), Option<(&crate::beam::Extremes, bool)>),
-        (rays, lanes, limits): (&[Ray], &PacketLanes, &[f32; PACKET]),
+        (rays, lanes, (t_min, limits)): (&[Ray], &PacketLanes, (&[f32; PACKET], &[f32; PACKET])),
         best: &mut [Option<Hit>],
         first_hit: bool,
     ) -> bool {
         let inst = &self.instances[index as usize];
         let mesh = &self.meshes[inst.mesh.0 as usize];
-        let t_min = lanes.t_min();
         let mut closer = false;
         let found = |r: usize, hit: &LocalHit| {
             closer |= keep_closer_unturned(&mut best[r], hit, index, rays[r].t_max);
@@ -635,7 +636,7 @@ impl Scene {
         if inst.in_world {
             // The packet's lanes as they are, and its beam when every ray is in.
             let same_beam = beam.filter(|(_, all)| *all).map(|(e, _)| *e);
-            let packet = packet_of(lanes, active, (&t_min, limits), None, same_beam);
+            let packet = packet_of(lanes, active, (t_min, limits), None, same_beam);
             mesh.closest_packet(&packet, first_hit, found);
             return closer;
         }
@@ -643,15 +644,7 @@ impl Scene {
         // tests them one by one: in a meadow most instances a camera's packet enters are left
         // after a few nodes that the beam alone answers for.
         let mesh_from_world = inst.mesh_from_world();
-        let make = || {
-            packet_of(
-                lanes,
-                active,
-                (&t_min, limits),
-                Some(&mesh_from_world),
-                None,
-            )
-        };
+        let make = || packet_of(lanes, active, (t_min, limits), Some(&mesh_from_world), None);
         let one_origin = |e: &crate::beam::Extremes| e.origin_lo == e.origin_hi;
         match beam
             .and_then(|(e, _)| lanes.extremes_in_frame(active, &mesh_from_world, one_origin(e)))
@@ -659,7 +652,7 @@ impl Scene {
             Some(beam) => {
                 let head = PacketHead {
                     active,
-                    t_min: &t_min,
+                    t_min,
                     t_max: limits,
                     beam: Some(&beam),
                 };

@@ -66,7 +66,7 @@ impl Scene {
                 inv: dir.recip().to_array(),
                 box_min: world_box.min.to_array(),
                 box_max: world_box.max.to_array(),
-                to_mesh: (!inst.in_world).then(|| {
+                to_mesh: (!inst.placed_as_is()).then(|| {
                     [
                         m.matrix3.x_axis,
                         m.matrix3.y_axis,

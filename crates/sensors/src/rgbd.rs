@@ -426,22 +426,26 @@ impl Quantise {
     /// Whether a depth is within range (and draws its noise).
     #[inline(always)]
     fn within(&self, d: f32) -> bool {
-        !(d <= 0.0 || d > self.far)
+        !((d <= 0.0) | (d > self.far))
     }
 
     /// A row's units from its depths (metres; 0: nothing) and each pixel's noise draw
-    /// (metres): rounded to whole units each, summed, kept where valid and in range.
+    /// (metres): rounded to whole units each, summed, kept where valid and in range (0
+    /// elsewhere).
     #[inline(always)]
     fn row(&self, depth: &[f32], draws: &[f64], out: &mut [u16]) {
         let n = depth.len().min(draws.len()).min(out.len());
         let (depth, draws, out) = (&depth[..n], &draws[..n], &mut out[..n]);
         for k in 0..n {
             let noisy = round(f64::from(depth[k]) / self.units) + round(draws[k] / self.units);
-            let kept = self.within(depth[k]) && noisy > 0.0 && noisy <= self.max_units;
+            // (`&`, not `&&`: conditions without branches, for the loop to be laid out in
+            // vectors.)
+            let kept = self.within(depth[k]) & (noisy > 0.0) & (noisy <= self.max_units);
             // Kept, `noisy` is whole and in `1..=65535`: plus 2^52, it is the low bits of the
             // double (`noisy as u16` exactly, without a conversion done lane by lane).
             let bits = (noisy + WHOLE_FROM).to_bits() as u16;
-            out[k] = if kept { bits } else { out[k] };
+            // (Every unit written, 0 where not kept: a store on a condition is a branch.)
+            out[k] = if kept { bits } else { 0 };
         }
     }
 }
@@ -467,11 +471,12 @@ const WHOLE_FROM: f64 = 4_503_599_627_370_496.0;
 fn round(x: f64) -> f64 {
     let magnitude = x.abs();
     let nearest = (magnitude + WHOLE_FROM) - WHOLE_FROM;
-    let truncated = (nearest - f64::from(u8::from(nearest > magnitude))).copysign(x);
+    let one = |up: bool| if up { 1.0 } else { 0.0 };
+    let truncated = (nearest - one(nearest > magnitude)).copysign(x);
     // A truncated -0 and a step of +0 sum to +0, as the integer's 0 did before. The step is
-    // arithmetic, not a branch: with noise its direction is a coin toss.
+    // a selection, not a branch: with noise its direction is a coin toss.
     let fraction = x - truncated;
-    let rounded = truncated + f64::from(i8::from(fraction >= 0.5) - i8::from(fraction <= -0.5));
+    let rounded = truncated + (one(fraction >= 0.5) - one(fraction <= -0.5));
     if magnitude < WHOLE_FROM { rounded } else { x }
 }
 

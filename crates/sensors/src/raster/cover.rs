@@ -3,8 +3,8 @@
 //! triangle of each pixel and each row segment's farthest depth (for skipping what lies
 //! behind).
 //!
-//! Owns: `Depths` and how a triangle is drawn into them (where the CPU has AVX-512, each row
-//! eight pixel centres to a vector: `segments.rs`). Must not touch: which triangles a band
+//! Owns: `Depths` and how a triangle is drawn into them (where the CPU has AVX-512 or AVX2,
+//! each row eight pixel centres at a time: `segments.rs`). Must not touch: which triangles a band
 //! draws and in which order, the edge set-up (`Setup`).
 
 use super::{ScreenTriangle, Setup, coordinate, segments};
@@ -200,11 +200,21 @@ pub(super) fn cover(
     depths: &mut Depths,
 ) {
     let c = TriangleCover::new(t, setup, index, far, depths);
-    if segments::cover(&c, triangles, depths) {
-        return;
+    if !segments::cover(&c, triangles, depths) {
+        cover_rows(&c, triangles, depths);
     }
+}
+
+/// [`cover`]'s rows one pixel at a time, where the CPU has no vectors for them (the vector
+/// forms in `segments.rs` give the same bits).
+pub(super) fn cover_rows(
+    c: &TriangleCover<'_>,
+    triangles: &[&ScreenTriangle],
+    depths: &mut Depths,
+) {
     let w = depths.width;
-    let edges = &setup.edges;
+    let edges = &c.setup.edges;
+    let index = c.index;
     for row in c.rows.0..=c.rows.1 {
         let row_terms = c.row_terms(row);
         let Some((mut first, mut last)) = c.bounds(row, &row_terms) else {

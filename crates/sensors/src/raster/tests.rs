@@ -151,3 +151,60 @@ fn run_lengths_are_the_runs_of_equal_values() {
     assert_eq!(super::run_length(&[]), 0);
     assert_eq!(super::run_length(&[3; 17]), 17);
 }
+
+#[test]
+fn vector_rows_give_the_scalar_rows_bits() {
+    // Overlapping triangles, many at equal depths (ties, decided by the tie rule), drawn in
+    // turn into two bands: by the vector rows this CPU runs and by the scalar rows.
+    let h = 16usize;
+    let mut draws = Draws(0x9e37_79b9_7f4a_7c15);
+    let mut compared = 0usize;
+    for case in 0..300 {
+        let w = [45, 48, 61][case % 3];
+        let mut out: Vec<ScreenTriangle> = Vec::new();
+        for k in 0..40u32 {
+            let corner = |d: &mut Draws| {
+                let p = [-8.0 + (w as f64 + 16.0) * d.next(), -8.0 + 32.0 * d.next()];
+                if case % 2 == 0 { p.map(f64::round) } else { p }
+            };
+            let xy = [corner(&mut draws), corner(&mut draws), corner(&mut draws)];
+            let inv_z = match k % 3 {
+                0 => [0.5; 3],
+                1 => [0.25, 0.5, 1.0].map(|v| v * (1.0 + (case % 5) as f64 * 0.125)),
+                _ => [draws.next(), draws.next(), draws.next()],
+            };
+            // Every fifth a copy of the one before, under another name: exact ties.
+            match out.last() {
+                Some(t) if k % 5 == 4 => {
+                    let (xy, inv_z) = (t.xy, t.inv_z);
+                    push(&mut out, xy, inv_z, None, (k * 7) % 4, k, (w, h));
+                }
+                _ => push(&mut out, xy, inv_z, None, k % 4, k, (w, h)),
+            }
+        }
+        let triangles: Vec<&ScreenTriangle> = out.iter().collect();
+        let (mut vector, mut scalar) = (Depths::new(0, h, w), Depths::new(0, h, w));
+        for (index, t) in triangles.iter().enumerate() {
+            let Some(setup) = Setup::new(t) else { continue };
+            let c = cover::TriangleCover::new(t, &setup, index as u32, 1.5, &vector);
+            if !segments::cover(&c, &triangles, &mut vector) {
+                return; // no vector rows on this CPU: nothing to compare
+            }
+            cover::cover_rows(&c, &triangles, &mut scalar);
+        }
+        let bits = |v: &[f64]| v.iter().map(|d| d.to_bits()).collect::<Vec<_>>();
+        assert_eq!(vector.triangle, scalar.triangle, "case {case}: winners");
+        assert_eq!(
+            bits(&vector.inv_depth),
+            bits(&scalar.inv_depth),
+            "case {case}"
+        );
+        assert_eq!(
+            bits(&vector.farthest),
+            bits(&scalar.farthest),
+            "case {case}"
+        );
+        compared += scalar.triangle.iter().filter(|&&t| t != u32::MAX).count();
+    }
+    assert!(compared > 50_000, "{compared} pixels drawn");
+}

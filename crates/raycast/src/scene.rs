@@ -217,7 +217,10 @@ impl Scene {
             let mesh = &self.meshes[inst.mesh.0 as usize];
             let (o, d) = inst.ray_to_mesh(ray.origin, ray.dir);
             let bound = t_far.map_or(ray.t_max, next_up);
-            if let Some(h) = mesh.closest(o, d, ray.t_min, bound) {
+            if let Some(mut h) = mesh.closest(o, d, ray.t_min, bound) {
+                if self.top.rounds_outside(inst_index) {
+                    h.t = self.not_before_box(inst_index, ray, h.t);
+                }
                 keep_closer(&mut best, &h, inst_index, inst, ray.t_max);
             }
             best.map(|b| b.t)
@@ -536,7 +539,19 @@ impl Scene {
         let inst = &self.instances[index as usize];
         let mesh = &self.meshes[inst.mesh.0 as usize];
         let mut closer = false;
+        // (First hits are any hits in range: their distances are not compared.)
+        let rounds_outside = !first_hit && self.top.rounds_outside(index);
         let found = |r: usize, hit: &LocalHit| {
+            let moved;
+            let hit = if rounds_outside {
+                moved = LocalHit {
+                    t: self.not_before_box(index, &rays[r], hit.t),
+                    ..*hit
+                };
+                &moved
+            } else {
+                hit
+            };
             closer |= keep_closer_unturned(&mut best[r], hit, index, rays[r].t_max);
         };
         if inst.placed_as_is() {
@@ -567,6 +582,19 @@ impl Scene {
             None => mesh.closest_packet(&make(), first_hit, found),
         }
         closer
+    }
+
+    /// A hit at `t` in instance `index` moved to where `ray` enters the instance's world box, if
+    /// it rounded to before that (only instances [`TopLevel::rounds_outside`] names can): the
+    /// walks pass over a box whose entry is past the best hit so far, so a hit before its box
+    /// would be found or not depending on the order of the walk. Moved, every walk agrees.
+    fn not_before_box(&self, index: u32, ray: &Ray, t: f32) -> f32 {
+        let b = self.top.boxes[index as usize].get();
+        let inv = ray.dir.recip();
+        match intersect_box(ray.origin, inv, ray.t_min, f32::INFINITY, b.min, b.max) {
+            Some(entry) if entry > t => entry,
+            _ => t,
+        }
     }
 
     /// Walks the top-level BVH, calling `f(index, instance, current_best_t)` for each instance

@@ -6,6 +6,7 @@ use crate::ray::{Shear, intersect_box};
 use crate::wide::{Bvh4, RayLanes, Slot, decode, intersect4, lane_of};
 use glam::Vec3A;
 
+mod doubles;
 mod leaf16;
 mod packet;
 #[cfg(test)]

@@ -3,8 +3,10 @@
 //! that stay put, one rebuilt at each commit for those that move).
 //!
 //! Rays are intersected in each instance's own frame (the ray is moved there, the mesh is not),
-//! so precision follows the mesh's own coordinates, not its placement: a 2e5 m ground plane made
-//! of a unit square scaled up keeps millimetre hits near the origin.
+//! so precision follows the mesh's own coordinates, not its placement. Hits in huge instances
+//! (a kilometre and more, such as MAVS's 200 km ground slab, whose coordinates' rounding puts
+//! a grazing ray's hit millimetres off) have their distance worked out again in doubles
+//! (`scene/huge.rs`): micrometres.
 //!
 //! Meshes are shared between clones of a scene until one of them changes a mesh (then that
 //! clone gets its own copy of it): a second copy of a world for posing the next step while
@@ -16,6 +18,7 @@ use crate::ray::{Hit, Ray, Shear, intersect_box};
 use crate::top::TopLevel;
 use lanes::{Beam, PacketLanes};
 
+mod huge;
 mod instance;
 mod lanes;
 mod normals;
@@ -216,10 +219,13 @@ impl Scene {
         self.visit_instances(ray, |inst_index, inst, t_far| {
             let mesh = &self.meshes[inst.mesh.0 as usize];
             let (o, d) = inst.ray_to_mesh(ray.origin, ray.dir);
-            let bound = t_far.map_or(ray.t_max, next_up);
+            // (A huge instance's mesh is walked to the ray's end: see `scene/huge.rs`.)
+            let huge = self.top.huge(inst_index);
+            let bound = t_far.filter(|_| !huge).map_or(ray.t_max, next_up);
             if let Some(mut h) = mesh.closest(o, d, ray.t_min, bound) {
-                if self.top.rounds_outside(inst_index) {
-                    h.t = self.not_before_box(inst_index, ray, h.t);
+                if huge {
+                    let frame = inst.mesh_from_world_in_doubles();
+                    h = self.huge_hit(inst_index, frame.as_ref(), ray, &h);
                 }
                 keep_closer(&mut best, &h, inst_index, inst, ray.t_max);
             }
@@ -536,30 +542,47 @@ impl Scene {
         best: &mut [Option<Hit>],
         first_hit: bool,
     ) -> bool {
-        let inst = &self.instances[index as usize];
-        let mesh = &self.meshes[inst.mesh.0 as usize];
-        let mut closer = false;
         // (First hits are any hits in range: their distances are not compared.)
-        let rounds_outside = !first_hit && self.top.rounds_outside(index);
+        if !first_hit && self.top.huge(index) {
+            return self.closest_packet_in_huge(
+                ((index, active), beam),
+                (rays, lanes),
+                t_min,
+                best,
+            );
+        }
+        let mut closer = false;
         let found = |r: usize, hit: &LocalHit| {
-            let moved;
-            let hit = if rounds_outside {
-                moved = LocalHit {
-                    t: self.not_before_box(index, &rays[r], hit.t),
-                    ..*hit
-                };
-                &moved
-            } else {
-                hit
-            };
             closer |= keep_closer_unturned(&mut best[r], hit, index, rays[r].t_max);
         };
+        self.packet_through_mesh(
+            ((index, active), beam),
+            (lanes, (t_min, limits)),
+            first_hit,
+            found,
+        );
+        closer
+    }
+
+    /// The walk of instance `index`'s mesh by the rays of `active` (see
+    /// [`Scene::closest_packet_in_instance`]), each within its limit, with `found(ray, hit)`
+    /// for each hit closer than the ray's limit and those found before it (the last of a
+    /// ray's is the mesh's closest).
+    fn packet_through_mesh(
+        &self,
+        ((index, active), beam): ((u32, u32), Option<(&crate::beam::Extremes, bool)>),
+        (lanes, (t_min, limits)): (&PacketLanes, (&[f32; PACKET], &[f32; PACKET])),
+        first_hit: bool,
+        found: impl FnMut(usize, &LocalHit),
+    ) {
+        let inst = &self.instances[index as usize];
+        let mesh = &self.meshes[inst.mesh.0 as usize];
         if inst.placed_as_is() {
             // The packet's lanes as they are, and its beam when every ray is in.
             let same_beam = beam.filter(|(_, all)| *all).map(|(e, _)| *e);
             let packet = packet_of(lanes, active, (t_min, limits), None, same_beam);
             mesh.closest_packet(&packet, first_hit, found);
-            return closer;
+            return;
         }
         // (An inverse per entry.) The rays are moved into the mesh's frame only if its walk
         // tests them one by one: in a meadow most instances a camera's packet enters are left
@@ -580,20 +603,6 @@ impl Scene {
                 mesh.closest_packet_later(&head, &make, first_hit, found);
             }
             None => mesh.closest_packet(&make(), first_hit, found),
-        }
-        closer
-    }
-
-    /// A hit at `t` in instance `index` moved to where `ray` enters the instance's world box, if
-    /// it rounded to before that (only instances [`TopLevel::rounds_outside`] names can): the
-    /// walks pass over a box whose entry is past the best hit so far, so a hit before its box
-    /// would be found or not depending on the order of the walk. Moved, every walk agrees.
-    fn not_before_box(&self, index: u32, ray: &Ray, t: f32) -> f32 {
-        let b = self.top.boxes[index as usize].get();
-        let inv = ray.dir.recip();
-        match intersect_box(ray.origin, inv, ray.t_min, f32::INFINITY, b.min, b.max) {
-            Some(entry) if entry > t => entry,
-            _ => t,
         }
     }
 

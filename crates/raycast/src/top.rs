@@ -10,7 +10,7 @@
 //!
 //! Invariants: every instance is in exactly one of the trees; both trees' `prims` are instance
 //! indices; `boxes[i]` is instance `i`'s world box as of the last commit, and
-//! `rounds_outside[i]` whether a hit in it may round to before that box. Which tree an
+//! `huge[i]` whether it is big enough for hits in it to need working out again ([`is_huge`]). Which tree an
 //! instance is in changes only how fast rays find it, never what they find (ties are broken
 //! by index).
 
@@ -28,9 +28,8 @@ pub(crate) struct TopLevel {
     moving: Bvh,
     /// Per instance: whether it is in the moving tree (or will be at the next commit).
     is_moving: Vec<bool>,
-    /// Per instance, as of the last commit: whether a hit in it may round to before the ray
-    /// enters its world box ([`may_round_outside`]).
-    rounds_outside: Vec<bool>,
+    /// Per instance, as of the last commit: whether it is [`is_huge`].
+    huge: Vec<bool>,
     /// The moving instances, in increasing order.
     moving_members: Vec<u32>,
     /// Instances whose box may have changed since the last commit (each once; see `pending`).
@@ -57,14 +56,12 @@ impl TopLevel {
         }
     }
 
-    /// Whether a hit in instance `i` may round to before the ray enters its world box (see
-    /// [`may_round_outside`]): then the scene moves such a hit to where the ray enters the box.
+    /// Whether instance `i` is so big that its hits, found with the rounding of its
+    /// coordinates, may be off by more than a tenth of a millimetre or before its box (see
+    /// [`is_huge`]): then the scene works them out again (`scene/huge.rs`).
     #[inline]
-    pub fn rounds_outside(&self, i: u32) -> bool {
-        self.rounds_outside
-            .get(i as usize)
-            .copied()
-            .unwrap_or(false)
+    pub fn huge(&self, i: u32) -> bool {
+        self.huge.get(i as usize).copied().unwrap_or(false)
     }
 
     /// The two trees, settled first.
@@ -81,7 +78,7 @@ impl TopLevel {
             + tree(&self.moving)
             + self.boxes.memory_bytes()
             + self.is_moving.capacity()
-            + self.rounds_outside.capacity()
+            + self.huge.capacity()
             + self.pending.capacity()
             + (self.changed.capacity() + self.moving_members.capacity()) * 4
     }
@@ -98,7 +95,7 @@ impl TopLevel {
         let world_box =
             |i: usize| PackedBox::new(&transform_box(&mesh_bounds(i), &world_from_mesh(i)));
         let added: Vec<PackedBox> = (boxed..count).into_par_iter().map(world_box).collect();
-        (self.rounds_outside).extend(added.iter().map(|b| may_round_outside(&b.get())));
+        (self.huge).extend(added.iter().map(|b| is_huge(&b.get())));
         self.boxes.extend(added);
         let mut rebuild_settled = self.is_moving[boxed..].iter().any(|m| !m);
         let mut rebuild_moving = self.is_moving[boxed..].iter().any(|m| *m);
@@ -106,7 +103,7 @@ impl TopLevel {
             let i = i as usize;
             self.pending[i] = false;
             self.boxes[i] = world_box(i);
-            self.rounds_outside[i] = may_round_outside(&self.boxes[i].get());
+            self.huge[i] = is_huge(&self.boxes[i].get());
             rebuild_moving = true;
             if !std::mem::replace(&mut self.is_moving[i], true) {
                 rebuild_settled = true;
@@ -170,18 +167,17 @@ pub(crate) fn transform_box(b: &Aabb, m: &Affine3A) -> Aabb {
     Aabb { min, max }
 }
 
-/// Whether a hit in a mesh whose (widened) world box is `b` may round to before the box: a hit
-/// is found in the mesh's coordinates, whose rounding is a few ulps of the mesh's own size,
-/// along the ray, and the box's widening for frames is that of its coordinates' magnitude,
-/// axis by axis. So a huge flat mesh is at risk: MAVS's ground, a 200 km slab 1 cm thick, put
-/// a grazing ray's hit 9 mm before its box, so a walk that had found a hit just behind it
-/// first passed the ground over and another did not (packets and single rays disagreed on a
-/// ray of `obstacle_field`). At risk: 2^-20 (16 ulps) of the box's largest side beyond its
-/// thinnest axis's widening.
-fn may_round_outside(b: &Aabb) -> bool {
+/// Whether hits in a mesh whose (widened) world box is `b` need working out again. A hit is
+/// found in the mesh's coordinates: along a grazing ray its distance is off by a few ulps of
+/// the mesh's size (MAVS's ground, a 200 km slab 1 cm thick, put hits up to 25 mm off). Huge:
+/// over 1 km (a tenth of a millimetre is a couple of ulps of that), or with 2^-20 (16 ulps) of
+/// its largest side beyond its thinnest axis's widening for frames, so that a hit may round to
+/// before the box (then a walk that had found a hit just behind it would pass it over and
+/// another would not: packets and single rays disagreed on a ray of `obstacle_field`).
+fn is_huge(b: &Aabb) -> bool {
     let size = (b.max - b.min).max_element();
     let widening = b.min.abs().max(b.max.abs()) * (1.0 / 16384.0) + Vec3A::splat(1e-6);
-    size * (1.0 / 1_048_576.0) > widening.min_element()
+    size > 1024.0 || size * (1.0 / 1_048_576.0) > widening.min_element()
 }
 
 /// A world box around something met in another frame, widened for the rounding between the

@@ -11,6 +11,7 @@ mod leaf16;
 mod packet;
 #[cfg(test)]
 mod packet_tests;
+pub(crate) use doubles::PlaneInDoubles;
 pub use packet::PACKET;
 pub(crate) use packet::{PacketHead, RayPacket};
 

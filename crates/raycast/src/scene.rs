@@ -224,8 +224,7 @@ impl Scene {
             let bound = t_far.filter(|_| !huge).map_or(ray.t_max, next_up);
             if let Some(mut h) = mesh.closest(o, d, ray.t_min, bound) {
                 if huge {
-                    let frame = inst.mesh_from_world_in_doubles();
-                    h = self.huge_hit(inst_index, frame.as_ref(), ray, &h);
+                    h = self.huge_entry(inst_index).hit(ray, &h);
                 }
                 keep_closer(&mut best, &h, inst_index, inst, ray.t_max);
             }

@@ -11,35 +11,50 @@
 
 use super::{LocalHit, TriangleMesh};
 
+/// The plane of one of a mesh's triangles in doubles: a corner and the normal (not of unit
+/// length: the cross product of two edges, exact but for one rounding an axis).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlaneInDoubles {
+    triangle: u32,
+    corner: [f64; 3],
+    normal: [f64; 3],
+}
+
 impl TriangleMesh {
-    /// The corners of triangle `triangle` in doubles (none past the mesh's triangles).
-    #[inline]
-    fn corners_in_doubles(&self, triangle: u32) -> Option<[[f64; 3]; 3]> {
+    /// The plane of triangle `triangle` (none past the mesh's triangles).
+    pub(crate) fn plane_in_doubles(&self, triangle: u32) -> Option<PlaneInDoubles> {
         let corners = self.triangles.get(triangle as usize)?;
-        let mut out = [[0.0; 3]; 3];
-        for (corner, &i) in out.iter_mut().zip(corners) {
+        let mut p = [[0.0; 3]; 3];
+        for (corner, &i) in p.iter_mut().zip(corners) {
             let v = self.vertices.get(i as usize)?;
             *corner = [v.x, v.y, v.z].map(f64::from);
         }
-        Some(out)
+        Some(PlaneInDoubles {
+            triangle,
+            corner: p[0],
+            normal: cross(sub(p[1], p[0]), sub(p[2], p[0])),
+        })
+    }
+}
+
+impl PlaneInDoubles {
+    /// The triangle it is the plane of.
+    pub(crate) fn triangle(&self) -> u32 {
+        self.triangle
     }
 
-    /// `hit`, a hit of the ray `origin + t·dir` (the mesh's frame, in doubles), with its
-    /// distance worked out again: where the ray meets the triangle's plane, not below `t_min`
-    /// (as it was for a ray along the plane). Its barycentrics stay the watertight test's:
-    /// as floats they cannot be finer than 2^-24 of the triangle (12 mm on MAVS's ground's),
-    /// which the test's come within a few ulps of.
-    pub(crate) fn hit_in_doubles(
+    /// `hit`, a hit on this plane's triangle of the ray `origin + t·dir` (the mesh's frame, in
+    /// doubles), with its distance worked out again: where the ray meets the plane, not below
+    /// `t_min` (as it was for a ray along the plane). Its barycentrics stay the watertight
+    /// test's: as floats they cannot be finer than 2^-24 of the triangle (12 mm on MAVS's
+    /// ground's), which the test's come within a few ulps of.
+    pub(crate) fn hit(
         &self,
         (origin, dir): ([f64; 3], [f64; 3]),
         hit: &LocalHit,
         t_min: f32,
     ) -> LocalHit {
-        let Some([p0, p1, p2]) = self.corners_in_doubles(hit.triangle) else {
-            return *hit;
-        };
-        let normal = cross(sub(p1, p0), sub(p2, p0));
-        let t = dot(normal, sub(p0, origin)) / dot(normal, dir);
+        let t = dot(self.normal, sub(self.corner, origin)) / dot(self.normal, dir);
         if !t.is_finite() {
             return *hit;
         }

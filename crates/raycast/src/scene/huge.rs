@@ -11,26 +11,31 @@
 //! triangle is hit (the watertight test's answer) or anything of hits in other instances.
 
 use super::{Scene, keep_closer_unturned};
-use crate::mesh::{LocalHit, PACKET};
+use crate::bvh::Aabb;
+use crate::mesh::{LocalHit, PACKET, PlaneInDoubles, TriangleMesh};
 use crate::ray::{Hit, Ray, intersect_box};
 use glam::{DAffine3, DVec3, Vec3};
 
+/// What a huge instance's hits are worked out with, found once as rays enter it.
+pub(super) struct HugeEntry<'a> {
+    mesh: &'a TriangleMesh,
+    /// The instance's [`super::Instance::mesh_from_world_in_doubles`].
+    mesh_from_world: Option<DAffine3>,
+    /// Its world box as of the last commit.
+    world_box: Aabb,
+    /// The plane of the triangle last hit (neighbouring rays mostly hit the same one).
+    plane: Option<PlaneInDoubles>,
+}
+
 impl Scene {
-    /// `hit`, found by `ray` in instance `index` (huge), with its distance worked out in
-    /// doubles (`mesh_from_world`: the instance's
-    /// [`super::Instance::mesh_from_world_in_doubles`]), then kept to the instance's box.
-    pub(super) fn huge_hit(
-        &self,
-        index: u32,
-        mesh_from_world: Option<&DAffine3>,
-        ray: &Ray,
-        hit: &LocalHit,
-    ) -> LocalHit {
-        let mesh = &self.meshes[self.instances[index as usize].mesh.0 as usize];
-        let exact = mesh.hit_in_doubles(ray_in_mesh(mesh_from_world, ray), hit, ray.t_min);
-        LocalHit {
-            t: self.not_before_box(index, ray, exact.t),
-            ..exact
+    /// Instance `index` (huge) about to have its hits worked out.
+    pub(super) fn huge_entry(&self, index: u32) -> HugeEntry<'_> {
+        let inst = &self.instances[index as usize];
+        HugeEntry {
+            mesh: &self.meshes[inst.mesh.0 as usize],
+            mesh_from_world: inst.mesh_from_world_in_doubles(),
+            world_box: self.top.boxes[index as usize].get(),
+            plane: None,
         }
     }
 
@@ -54,43 +59,60 @@ impl Scene {
             }
         };
         self.packet_through_mesh(entering, (lanes, (t_min, &ends)), false, found);
-        let frame = self.instances[index as usize].mesh_from_world_in_doubles();
+        let mut entry = self.huge_entry(index);
         let mut closer = false;
         for (r, hit) in closest.iter().enumerate() {
             if let Some(hit) = hit {
-                let exact = self.huge_hit(index, frame.as_ref(), &rays[r], hit);
+                let exact = entry.hit(&rays[r], hit);
                 closer |= keep_closer_unturned(&mut best[r], &exact, index, rays[r].t_max);
             }
         }
         closer
     }
+}
 
-    /// A hit at `t` in instance `index` moved to where `ray` enters the instance's world box, if
-    /// it rounded to before that: the walks pass over a box whose entry is past the best hit
-    /// so far, so a hit before its box would be found or not depending on the order of the
-    /// walk. Moved, every walk agrees. (Worked out in doubles, a hit is within a hair of the
-    /// true surface, inside the box, but its distance is rounded to a float, by more than the
-    /// box is widened far along a steep ray.)
-    fn not_before_box(&self, index: u32, ray: &Ray, t: f32) -> f32 {
-        let b = self.top.boxes[index as usize].get();
+impl HugeEntry<'_> {
+    /// `hit`, found by `ray` in the instance, with its distance worked out in doubles, then
+    /// kept to the instance's box.
+    pub(super) fn hit(&mut self, ray: &Ray, hit: &LocalHit) -> LocalHit {
+        if self.plane.is_none_or(|p| p.triangle() != hit.triangle) {
+            self.plane = self.mesh.plane_in_doubles(hit.triangle);
+        }
+        let Some(plane) = &self.plane else {
+            return *hit;
+        };
+        let exact = plane.hit(self.ray_in_mesh(ray), hit, ray.t_min);
+        LocalHit {
+            t: self.not_before_box(ray, exact.t),
+            ..exact
+        }
+    }
+
+    /// A world ray in the mesh's frame, in doubles.
+    fn ray_in_mesh(&self, ray: &Ray) -> ([f64; 3], [f64; 3]) {
+        let (o, d) = (
+            Vec3::from(ray.origin).as_dvec3(),
+            Vec3::from(ray.dir).as_dvec3(),
+        );
+        let (o, d): (DVec3, DVec3) = match &self.mesh_from_world {
+            Some(m) => (m.transform_point3(o), m.transform_vector3(d)),
+            None => (o, d),
+        };
+        (o.to_array(), d.to_array())
+    }
+
+    /// A hit at `t` moved to where `ray` enters the instance's world box, if it rounded to
+    /// before that: the walks pass over a box whose entry is past the best hit so far, so a
+    /// hit before its box would be found or not depending on the order of the walk. Moved,
+    /// every walk agrees. (Worked out in doubles, a hit is within a hair of the true surface,
+    /// inside the box, but its distance is rounded to a float, by more than the box is widened
+    /// far along a steep ray.)
+    fn not_before_box(&self, ray: &Ray, t: f32) -> f32 {
+        let b = &self.world_box;
         let inv = ray.dir.recip();
         match intersect_box(ray.origin, inv, ray.t_min, f32::INFINITY, b.min, b.max) {
             Some(entry) if entry > t => entry,
             _ => t,
         }
     }
-}
-
-/// A world ray in a mesh's frame, in doubles (`mesh_from_world`: none for a mesh placed as it
-/// is).
-fn ray_in_mesh(mesh_from_world: Option<&DAffine3>, ray: &Ray) -> ([f64; 3], [f64; 3]) {
-    let (o, d) = (
-        Vec3::from(ray.origin).as_dvec3(),
-        Vec3::from(ray.dir).as_dvec3(),
-    );
-    let (o, d): (DVec3, DVec3) = match mesh_from_world {
-        Some(m) => (m.transform_point3(o), m.transform_vector3(d)),
-        None => (o, d),
-    };
-    (o.to_array(), d.to_array())
 }

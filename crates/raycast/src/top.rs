@@ -9,10 +9,10 @@
 //! clones of the scene.
 //!
 //! Invariants: every instance is in exactly one of the trees; both trees' `prims` are instance
-//! indices; `boxes[i]` is instance `i`'s world box as of the last commit, and
-//! `huge[i]` whether it is big enough for hits in it to need working out again ([`is_huge`]). Which tree an
-//! instance is in changes only how fast rays find it, never what they find (ties are broken
-//! by index).
+//! indices; `boxes[i]` is instance `i`'s world box as of the last commit, and `huge[i]`
+//! whether it is big enough for hits in it to need working out again ([`is_huge`]). Which
+//! tree an instance is in changes only how fast rays find it, never what they find (ties are
+//! broken by index).
 
 use crate::bvh::{Aabb, Bvh};
 use crate::chunks::SharedChunks;

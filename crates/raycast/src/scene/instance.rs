@@ -5,7 +5,7 @@
 //! its inverse made afresh). Must not touch: the scene's lists of instances, the top level.
 
 use super::MeshId;
-use glam::{Affine3A, DAffine3, DMat3, DVec3, Vec3A};
+use glam::{Affine3A, DAffine3, Vec3A};
 
 /// A placed mesh: its transform kept as twelve floats (48 bytes instead of `Affine3A`'s 64,
 /// whose columns are padded to 16 bytes), and its inverse made where rays enter it (the same
@@ -55,16 +55,7 @@ impl Instance {
     /// worked out again in doubles: the rays [`Instance::ray_to_mesh`] moves to the mesh carry
     /// its rounding, which along a grazing ray is millimetres at 1e5 m.
     pub(crate) fn mesh_from_world_in_doubles(&self) -> Option<DAffine3> {
-        if self.in_world {
-            return None;
-        }
-        let c = self.world_from_mesh.0.map(f64::from);
-        let column = |k: usize| DVec3::new(c[3 * k], c[3 * k + 1], c[3 * k + 2]);
-        let m = DAffine3 {
-            matrix3: DMat3::from_cols(column(0), column(1), column(2)),
-            translation: column(3),
-        };
-        Some(m.inverse())
+        (!self.in_world).then(|| self.world_from_mesh().as_daffine3().inverse())
     }
 
     /// The linear part of [`Instance::mesh_from_world`], without its translation (the same
